@@ -1,0 +1,106 @@
+# Rescue-system builder: Debian's linux-source + patches/ + configs/ +
+# rescue-init/ + busybox -> one hybrid ISO whose /dev comes from the kernel.
+#
+# Quiet by default, full commands with V=1; output directory with O=.
+# Every step leaves a stamp so that a no-op `make` does nothing.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+TOP := $(CURDIR)
+O ?= $(TOP)/build
+BUILD := $(abspath $(O))
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+export V
+
+# Everything time-stamped derives from SOURCE_DATE_EPOCH: by default the
+# time of the last commit, so two builds of one commit are identical.
+SOURCE_DATE_EPOCH_ORIGIN := $(origin SOURCE_DATE_EPOCH)
+SOURCE_DATE_EPOCH ?= $(shell git -C '$(TOP)' log -1 --format=%ct 2>/dev/null)
+ifeq ($(SOURCE_DATE_EPOCH),)
+$(error SOURCE_DATE_EPOCH is unset and there is no git commit to take it from; run inside the git checkout or set SOURCE_DATE_EPOCH=<seconds>)
+endif
+export SOURCE_DATE_EPOCH
+
+# Timeout multiplier for the boot tests on slow machines.
+TIMEOUT_FACTOR ?= 1
+export TIMEOUT_FACTOR
+
+# $(call msg,TAG,what): one quiet line per step, Kbuild style.
+msg = @printf '  %-9s %s\n' '$(1)' '$(2)'
+
+.PHONY: all
+all: iso
+
+# $(call write-if-changed,FILE,TEXT): FILE holds TEXT; its mtime changes only
+# when TEXT does, so a target that depends on FILE rebuilds when its settings
+# change (Kbuild's if_changed idea). The rule must depend on FORCE.
+write-if-changed = @mkdir -p '$(dir $(1))'; \
+	printf '%s\n' '$(2)' | cmp -s - '$(1)' || printf '%s\n' '$(2)' >'$(1)'
+.PHONY: FORCE
+FORCE:
+
+# ---------------------------------------------------------------------------
+# Debian packages: as root, missing ones are installed; otherwise the build
+# stops and names them.
+.PHONY: deps
+deps:
+	$(Q)'$(TOP)/scripts/deps.sh' '$(TOP)/scripts/packages.txt'
+
+include $(TOP)/scripts/kernel.mk
+-include $(TOP)/rescue-init/rescue-init.mk
+-include $(TOP)/image/image.mk
+-include $(TOP)/tests/tests.mk
+-include $(TOP)/bench/bench.mk
+
+# ---------------------------------------------------------------------------
+# make check: every suite runs even when an earlier one failed; each writes
+# $(BUILD)/test-logs/<suite>.summary ("N passed, N failed") and the total
+# is printed last.
+.PHONY: check
+check: all
+	$(Q)mkdir -p '$(BUILD)/test-logs'; rm -f '$(BUILD)'/test-logs/*.summary
+	$(Q)start=$$(date +%s); \
+	for s in $(CHECK_SUITES); do \
+		printf '\n=== suite %s\n' "$$s"; \
+		$(MAKE) --no-print-directory check-$$s || true; \
+	done; \
+	'$(TOP)/tests/summarize' '$(BUILD)/test-logs' $$(( $$(date +%s) - start )) $(CHECK_SUITES)
+
+.PHONY: clean distclean
+clean:
+	$(call msg,CLEAN,$(BUILD) except the extracted kernel tree)
+	$(Q)rm -rf '$(BUILD)/rescue-init' '$(BUILD)/image' '$(BUILD)/test-logs' '$(BUILD)'/*.iso '$(BUILD)'/*.iso.sha256
+distclean:
+	$(call msg,CLEAN,$(BUILD))
+	$(Q)rm -rf '$(BUILD)'
+
+.PHONY: help
+help:
+	@echo 'Build:'
+	@echo '  make             install missing Debian packages (as root), build $(ISO)'
+	@echo '  make kernel      configure and build the kernel only ($(KERNEL_IMAGE))'
+	@echo '  make rescue-init build the static PID 1 only'
+	@echo '  make iso         assemble the hybrid ISO'
+	@echo 'Test:'
+	@echo '  make check       build what is missing, then run every test suite'
+	@echo '                   ($(CHECK_SUITES)); logs in $(BUILD)/test-logs'
+	@echo '  make check-<suite>  run one suite'
+	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'
+	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
+	@echo '  make bench-build clean and no-op build times (long)'
+	@echo 'Try it:'
+	@echo '  make run         boot the ISO in QEMU (BIOS, serial console; Ctrl-A X quits)'
+	@echo '  make run-uefi    the same under OVMF'
+	@echo 'Housekeeping:'
+	@echo '  make clean       remove everything but the extracted kernel tree and kernel build'
+	@echo '  make distclean   remove $(BUILD)'
+	@echo 'Variables: V=1 (show commands), O=dir (output, default build/),'
+	@echo '  SOURCE_DATE_EPOCH (default: last commit time), TIMEOUT_FACTOR (boot tests)'

@@ -1,0 +1,78 @@
+# The kernel: Debian's linux-source tarball, extracted under $(BUILD),
+# patched with patches/, configured from configs/, built out of tree.
+#
+# Stamps: linux-extracted -> linux-patched -> kernel-configured -> bzImage.
+
+LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+LINUX_SRC := $(BUILD)/linux-src
+KERNEL_OUT := $(BUILD)/kernel
+KERNEL_IMAGE := $(KERNEL_OUT)/arch/x86/boot/bzImage
+KERNEL_RELEASE_FILE := $(KERNEL_OUT)/include/config/kernel.release
+KERNEL_JOBS ?= $(shell nproc)
+STAMPS := $(BUILD)/stamps
+
+PATCHES := $(sort $(wildcard $(TOP)/patches/*.patch))
+CONFIG_FRAGMENTS := $(sort $(wildcard $(TOP)/configs/*.config))
+LINUX_SOURCE_SH := $(TOP)/scripts/linux-source.sh
+CHECK_CONFIG_SH := $(TOP)/scripts/check-config.sh
+
+# Reproducible kernel: no build user, host, time or counter of this machine.
+# Its timestamp is SOURCE_DATE_EPOCH when one is given, otherwise the time of
+# the last commit that changed a kernel input, so that a commit elsewhere
+# (rescue-init, image) neither rebuilds the kernel nor makes it differ from
+# a clean build of the same commit.
+KERNEL_INPUTS := patches configs scripts/kernel.mk scripts/linux-source.sh
+ifneq ($(filter environment command,$(SOURCE_DATE_EPOCH_ORIGIN)),)
+KERNEL_EPOCH := $(SOURCE_DATE_EPOCH)
+else
+KERNEL_EPOCH := $(shell git -C '$(TOP)' log -1 --format=%ct -- $(KERNEL_INPUTS) 2>/dev/null)
+KERNEL_EPOCH := $(or $(KERNEL_EPOCH),$(SOURCE_DATE_EPOCH))
+endif
+KBUILD_REPRO := \
+	KBUILD_BUILD_TIMESTAMP="$(shell LC_ALL=C date -u -d @$(KERNEL_EPOCH))" \
+	KBUILD_BUILD_USER=rescue KBUILD_BUILD_HOST=rescue-iso \
+	KBUILD_BUILD_VERSION=1
+KMAKE = $(KBUILD_REPRO) $(MAKE) --no-print-directory -C '$(LINUX_SRC)' \
+	O='$(KERNEL_OUT)' $(if $(filter 1,$(V)),V=1)
+
+.PHONY: kernel
+kernel: $(KERNEL_IMAGE)
+
+$(STAMPS)/linux-extracted: $(LINUX_TARBALL) $(LINUX_SOURCE_SH) | deps
+	$(call msg,EXTRACT,$(LINUX_TARBALL))
+	$(Q)'$(LINUX_SOURCE_SH)' extract '$(LINUX_TARBALL)' '$(LINUX_SRC)'
+	$(Q)mkdir -p $(@D) && touch $@
+
+$(STAMPS)/linux-patched: $(STAMPS)/linux-extracted $(PATCHES)
+	$(Q)'$(LINUX_SOURCE_SH)' patch '$(LINUX_TARBALL)' '$(LINUX_SRC)' $(PATCHES)
+	$(Q)touch $@
+
+# alldefconfig: every symbol the fragments do not name takes its Kconfig
+# default -- which is how DEVTMPFS and DEVTMPFS_MOUNT get switched on.
+$(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CHECK_CONFIG_SH)
+	$(call msg,CONFIG,$(KERNEL_OUT)/.config from configs/*.config)
+	$(Q)mkdir -p '$(KERNEL_OUT)'
+	$(Q)cat $(CONFIG_FRAGMENTS) >'$(KERNEL_OUT)/fragments.config'
+	$(Q)$(KMAKE) -s alldefconfig KCONFIG_ALLCONFIG='$(KERNEL_OUT)/fragments.config'
+	$(Q)'$(CHECK_CONFIG_SH)' '$(KERNEL_OUT)/.config' $(CONFIG_FRAGMENTS)
+	$(Q)touch $@
+
+$(BUILD)/kernel.settings: FORCE
+	$(call write-if-changed,$@,$(KBUILD_REPRO))
+
+$(KERNEL_IMAGE): $(STAMPS)/kernel-configured $(BUILD)/kernel.settings
+	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
+	$(Q)$(KMAKE) -j$(KERNEL_JOBS) $(if $(filter 1,$(V)),,-s) bzImage
+	$(Q)touch $@
+	@printf '  %-9s %s: %s bytes, release %s\n' KERNEL '$@' \
+		"$$(stat -c %s '$@')" "$$(cat '$(KERNEL_RELEASE_FILE)')"
+
+$(KERNEL_RELEASE_FILE): $(KERNEL_IMAGE) ;
+
+# make check-kconfig: the patch, not the config, turns devtmpfs on.
+CHECK_SUITES += kconfig
+.PHONY: check-kconfig
+check-kconfig: $(STAMPS)/linux-patched
+	$(Q)'$(TOP)/tests/kconfig.sh' '$(LINUX_TARBALL)' '$(LINUX_SRC)' \
+		'$(BUILD)/test-kconfig' '$(BUILD)/test-logs' \
+		'$(TOP)/patches' '$(TOP)/configs'
