@@ -1,0 +1,161 @@
+#!/bin/bash
+# Kernel config and patch-series tests (make check-kconfig).
+#
+#   kconfig.sh TARBALL PATCHED_SRC SCRATCH LOGDIR PATCHDIR CONFIGDIR
+#
+# 1. the patched tree + our fragments gives DEVTMPFS=y, DEVTMPFS_MOUNT=y,
+#    though no fragment names them;
+# 2. the same alldefconfig on the unpatched tarball leaves both unset;
+# 3. the series applies with zero fuzz, and a broken copy of a patch stops
+#    the apply step with the patch's name;
+# 4. the fragment check fails on a symbol that cannot be set, and on a
+#    fragment that names DEVTMPFS.
+set -uo pipefail
+
+tarball=$1 src=$2 scratch=$3 logdir=$4 patchdir=$5 configdir=$6
+top=$(cd "$(dirname "$0")/.." && pwd)
+linux_source=$top/scripts/linux-source.sh
+check_config=$top/scripts/check-config.sh
+log=$logdir/kconfig.log
+passed=0 failed=0
+
+mkdir -p "$logdir"
+rm -rf "$scratch"
+mkdir -p "$scratch"
+: >"$log"
+
+pass() { passed=$((passed + 1)); echo "PASS kconfig: $1" | tee -a "$log"; }
+fail() { failed=$((failed + 1)); echo "FAIL kconfig: $1 (log: $log)" | tee -a "$log"; }
+run() { echo "\$ $*" >>"$log"; "$@" >>"$log" 2>&1; }
+
+# alldefconfig SRC OUT FRAGMENT...: configure SRC into OUT from fragments.
+alldefconfig() {
+	local s=$1 out=$2
+	shift 2
+	mkdir -p "$out"
+	cat "$@" >"$out/fragments.config"
+	run make -s -C "$s" O="$out" alldefconfig \
+		KCONFIG_ALLCONFIG="$out/fragments.config"
+}
+
+# value SYMBOL DOTCONFIG: y/m/string, or n when unset or absent.
+value() {
+	local v
+	v=$(sed -n "s/^$1=//p" "$2")
+	echo "${v:-n}"
+}
+
+fragments=("$configdir"/*.config)
+patches=("$patchdir"/*.patch)
+
+# --- 1 ---------------------------------------------------------------------
+t=patched-defaults
+if grep -n DEVTMPFS "${fragments[@]}" >>"$log"; then
+	fail "$t: a fragment names DEVTMPFS"
+elif ! alldefconfig "$src" "$scratch/patched" "${fragments[@]}"; then
+	fail "$t: alldefconfig failed on the patched tree"
+else
+	d=$(value CONFIG_DEVTMPFS "$scratch/patched/.config")
+	m=$(value CONFIG_DEVTMPFS_MOUNT "$scratch/patched/.config")
+	echo "patched: DEVTMPFS=$d DEVTMPFS_MOUNT=$m" >>"$log"
+	if [ "$d" = y ] && [ "$m" = y ] &&
+		run "$check_config" "$scratch/patched/.config" "${fragments[@]}"; then
+		pass "$t: DEVTMPFS=y DEVTMPFS_MOUNT=y, no fragment names them"
+	else
+		fail "$t: DEVTMPFS=$d DEVTMPFS_MOUNT=$m, or the fragment check failed"
+	fi
+fi
+
+# --- 2 ---------------------------------------------------------------------
+t=vanilla-defaults
+vanilla=$scratch/vanilla-src
+if ! run "$linux_source" extract "$tarball" "$vanilla"; then
+	fail "$t: cannot extract $tarball"
+elif ! alldefconfig "$vanilla" "$scratch/vanilla" "${fragments[@]}"; then
+	fail "$t: alldefconfig failed on the unpatched tree"
+else
+	d=$(value CONFIG_DEVTMPFS "$scratch/vanilla/.config")
+	m=$(value CONFIG_DEVTMPFS_MOUNT "$scratch/vanilla/.config")
+	echo "vanilla: DEVTMPFS=$d DEVTMPFS_MOUNT=$m" >>"$log"
+	if [ "$d" = n ] && [ "$m" = n ]; then
+		pass "$t: without the patches both stay unset"
+	else
+		fail "$t: without the patches DEVTMPFS=$d DEVTMPFS_MOUNT=$m"
+	fi
+fi
+
+# --- 3 ---------------------------------------------------------------------
+# A scratch tree holding only the files the series touches.
+small_tree() {
+	local dir=$1 f
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	sed -n 's|^+++ b/|linux-source-6.1/|p' "${patches[@]}" | sort -u >"$dir.files"
+	tar -xf "$tarball" -C "$dir" --strip-components=1 -T "$dir.files"
+}
+
+t=series-applies
+small_tree "$scratch/apply-ok"
+if run "$linux_source" patch "$tarball" "$scratch/apply-ok" "${patches[@]}"; then
+	pass "$t: ${#patches[@]} patches apply with zero fuzz"
+else
+	fail "$t: the series does not apply with zero fuzz"
+fi
+
+t=broken-patch-named
+victim=${patches[-1]}
+name=$(basename "$victim")
+mkdir -p "$scratch/broken-patches"
+cp "${patches[@]}" "$scratch/broken-patches/"
+# Change the first context line of the first hunk: the patch then no longer
+# matches the tree and --fuzz=0 must refuse it.
+awk 'done == 0 && hunk && /^ / { sub(/^ /, " BROKEN "); done = 1 }
+	/^@@/ { hunk = 1 } { print }' "$victim" >"$scratch/broken-patches/$name"
+target=$(sed -n 's|^+++ b/||p' "$victim" | head -n1)
+small_tree "$scratch/apply-broken"
+out=$("$linux_source" patch "$tarball" "$scratch/apply-broken" \
+	"$scratch"/broken-patches/*.patch 2>&1)
+rc=$?
+echo "$out" >>"$log"
+if cmp -s "$victim" "$scratch/broken-patches/$name"; then
+	fail "$t: could not break a copy of $name"
+elif [ $rc -ne 0 ] && grep -q "error: patch $name" <<<"$out" &&
+	grep -q "$target" <<<"$out"; then
+	pass "$t: a broken $name stops the apply step, naming it and $target"
+else
+	fail "$t: broken $name: exit $rc, output does not name the patch and $target"
+fi
+
+# --- 4 ---------------------------------------------------------------------
+t=unsettable-symbol
+bad=$scratch/99-unsettable.config
+# HDA audio needs CONFIG_SND, which no fragment enables: Kconfig drops it.
+echo "CONFIG_SND_HDA_INTEL=y" >"$bad"
+if ! alldefconfig "$src" "$scratch/unsettable" "${fragments[@]}" "$bad"; then
+	fail "$t: alldefconfig failed"
+else
+	out=$("$check_config" "$scratch/unsettable/.config" "${fragments[@]}" "$bad" 2>&1)
+	rc=$?
+	echo "$out" >>"$log"
+	if [ $rc -ne 0 ] && grep -q '99-unsettable.config:1 asks for CONFIG_SND_HDA_INTEL=y' <<<"$out"; then
+		pass "$t: the check fails and names 99-unsettable.config:1 CONFIG_SND_HDA_INTEL"
+	else
+		fail "$t: exit $rc; the check did not reject CONFIG_SND_HDA_INTEL=y"
+	fi
+fi
+
+t=fragment-names-devtmpfs
+bad=$scratch/99-devtmpfs.config
+echo "CONFIG_DEVTMPFS_MOUNT=y" >"$bad"
+out=$("$check_config" "$scratch/patched/.config" "${fragments[@]}" "$bad" 2>&1)
+rc=$?
+echo "$out" >>"$log"
+if [ $rc -ne 0 ] && grep -q '99-devtmpfs.config:1 names CONFIG_DEVTMPFS_MOUNT' <<<"$out"; then
+	pass "$t: a fragment naming DEVTMPFS_MOUNT is rejected"
+else
+	fail "$t: exit $rc; a fragment naming DEVTMPFS_MOUNT was accepted"
+fi
+
+rm -rf "$vanilla"
+echo "$passed passed, $failed failed" | tee "$logdir/kconfig.summary"
+[ $failed -eq 0 ]
