@@ -55,7 +55,7 @@ deps:
 	$(Q)'$(TOP)/scripts/deps.sh' '$(TOP)/scripts/packages.txt'
 
 include $(TOP)/scripts/kernel.mk
--include $(TOP)/rescue-init/rescue-init.mk
+include $(TOP)/rescue-init/rescue-init.mk
 -include $(TOP)/image/image.mk
 -include $(TOP)/tests/tests.mk
 -include $(TOP)/bench/bench.mk
