@@ -56,9 +56,9 @@ deps:
 
 include $(TOP)/scripts/kernel.mk
 include $(TOP)/rescue-init/rescue-init.mk
--include $(TOP)/image/image.mk
--include $(TOP)/tests/tests.mk
--include $(TOP)/bench/bench.mk
+include $(TOP)/image/image.mk
+include $(TOP)/tests/tests.mk
+include $(TOP)/bench/bench.mk
 
 # ---------------------------------------------------------------------------
 # make check: every suite runs even when an earlier one failed; each writes

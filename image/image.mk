@@ -1,0 +1,75 @@
+# image/: the hybrid rescue ISO -- kernel + rescue-init + busybox +
+# e2fsck on an ISO9660 root filesystem, bootable from BIOS and UEFI, from
+# CD and from disk/USB stick.  No initramfs.  image/build-iso.sh does the
+# work; this fragment tracks the inputs.
+
+ISO := $(BUILD)/rescue.iso
+IMAGE_SRC := $(TOP)/image
+IMAGE_WORK := $(BUILD)/image
+RESCUE_INIT ?= $(BUILD)/rescue-init/rescue-init
+
+# Programs from Debian packages (busybox-static, e2fsck-static) and boot
+# loaders (isolinux, syslinux-common, grub-efi-amd64-bin).
+BUSYBOX ?= /bin/busybox
+E2FSCK ?= /sbin/e2fsck.static
+ISOLINUX_DIR ?= /usr/lib/ISOLINUX
+SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
+GRUB_EFI_DIR ?= /usr/lib/grub/x86_64-efi
+
+IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
+
+# The ISO also depends on the value of SOURCE_DATE_EPOCH (dates, disk id):
+# this file changes only when the value does.
+IMAGE_EPOCH := $(IMAGE_WORK)/source-date-epoch
+$(IMAGE_EPOCH): FORCE
+	$(call write-if-changed,$@,$(SOURCE_DATE_EPOCH))
+
+.PHONY: iso
+iso: $(ISO) $(ISO).sha256
+
+# build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
+# .DELETE_ON_ERROR does not touch the old ISO since the target itself is
+# not modified by a failed run.
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(BUSYBOX) $(E2FSCK) \
+		$(IMAGE_INPUTS) $(IMAGE_EPOCH) | deps
+	$(call msg,MKISO,$@)
+	$(Q)ISO='$@' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
+		KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
+		RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
+		ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
+		GRUB_EFI_DIR='$(GRUB_EFI_DIR)' \
+		'$(IMAGE_SRC)/build-iso.sh'
+
+$(ISO).sha256: $(ISO) ;
+
+# ---------------------------------------------------------------------------
+# make run / run-uefi: boot the ISO in QEMU with the serial console on the
+# terminal (Ctrl-A X quits, Ctrl-A C toggles the QEMU monitor).
+# RUN_MEDIUM=cd (default), disk (raw IDE disk) or usb (USB stick on xHCI).
+RUN_MEDIUM ?= cd
+QEMU ?= qemu-system-x86_64
+QEMU_MEM ?= 512
+OVMF_CODE ?= /usr/share/OVMF/OVMF_CODE_4M.fd
+OVMF_VARS ?= /usr/share/OVMF/OVMF_VARS_4M.fd
+OVMF_VARS_COPY := $(IMAGE_WORK)/OVMF_VARS_4M.fd
+
+QEMU_MEDIUM_cd := -drive file='$(ISO)',media=cdrom,if=ide,readonly=on -boot order=d
+QEMU_MEDIUM_disk := -drive file='$(ISO)',format=raw,if=ide,snapshot=on
+QEMU_MEDIUM_usb := -device qemu-xhci \
+	-drive if=none,id=stick,file='$(ISO)',format=raw,snapshot=on \
+	-device usb-storage,drive=stick,bootindex=0
+QEMU_MEDIUM = $(or $(QEMU_MEDIUM_$(RUN_MEDIUM)),$(error RUN_MEDIUM must be cd, disk or usb))
+QEMU_RUN = $(QEMU) -accel tcg -m $(QEMU_MEM) -nographic \
+	-nic user,model=virtio-net-pci $(QEMU_MEDIUM)
+
+.PHONY: run run-uefi
+run: $(ISO) | deps
+	$(call msg,QEMU,BIOS $(RUN_MEDIUM): $(ISO) (Ctrl-A X quits))
+	$(Q)$(QEMU_RUN)
+
+run-uefi: $(ISO) | deps
+	$(call msg,QEMU,UEFI $(RUN_MEDIUM): $(ISO) (Ctrl-A X quits))
+	$(Q)mkdir -p '$(IMAGE_WORK)' && cp '$(OVMF_VARS)' '$(OVMF_VARS_COPY)'
+	$(Q)$(QEMU_RUN) \
+		-drive if=pflash,format=raw,readonly=on,file='$(OVMF_CODE)' \
+		-drive if=pflash,format=raw,file='$(OVMF_VARS_COPY)'
