@@ -1,0 +1,686 @@
+#!/usr/bin/python3
+"""bench.py: the rescue ISO against what a Debian user would otherwise reach
+for -- Debian's stock kernel with its initramfs-tools initramfs, booted with
+break=top to the (initramfs) shell -- on one QEMU (TCG) setup.
+
+  bench.py run    --out DIR --iso ISO --kernel BZIMAGE --init RESCUE_INIT --peer PEERDIR
+  bench.py build  --out DIR --clean S --noop S   (record build times, re-report)
+  bench.py report --out DIR                       (results.md + boot-time.png again)
+
+Every console is driven with pexpect and logged under DIR/logs with the
+host-side arrival time of each line; each wait names its bad patterns
+(Kernel panic, ...) so a failed boot is reported by name, not as a timeout.
+Measurements go to DIR/results.json, the report to DIR/results.md and the
+plot to DIR/boot-time.png.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+import pexpect
+
+QEMU = ["qemu-system-x86_64", "-accel", "tcg", "-nodefaults", "-no-reboot",
+        "-display", "none", "-serial", "stdio"]
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+TF = float(os.environ.get("TIMEOUT_FACTOR", "1") or 1)
+
+# Console patterns. Menu titles and prompts are the project's contract.
+MENU_SHOWN = r"Power off"            # last menu entry: the menu is drawn
+PROMPT_OURS = r"rescue:/# "
+PROMPT_SH = r"# "                    # busybox ash, init=/bin/sh
+PROMPT_PEER = r"\(initramfs\) "
+RUN_INIT = r"Run (\S+) as init process"
+ROOT_MOUNTED = r"VFS: Mounted root"
+BAD = {
+    "kernel panic": r"Kernel panic",
+    "cannot mount root": r"Unable to mount root",
+    "init died": r"Attempted to kill init",
+    "out of memory": r"[Oo]ut of memory",
+    "initramfs unpacking failed": r"Initramfs unpacking failed",
+    "shell respawn limit": r"not respawning",
+    "no bootable device": r"No bootable device|Boot failed",
+    # GRUB's "error: no suitable video mode found." is harmless without a
+    # display (-nodefaults): it boots "in blind mode" on the serial console.
+    "bootloader error": r"Could not find kernel image|(^|\n)error: (?!no suitable video mode)[^\n]*\n",
+    # isolinux that cannot start the kernel it loaded (too little memory)
+    # goes back to its menu.
+    "back in the boot menu": r"Loading \S+\.\.\. ok[\s\S]*?" + MENU_SHOWN,
+}
+# Escape sequences: CSI, charset selection (menu.c32's line drawing), others.
+ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[()*+%#][0-9A-Za-z@]|[=>78cDEHMZ])")
+ESCAPE_TAIL = re.compile(r"\x1b(\[[0-?]*[ -/]*|[()*+%#])?\Z")  # one cut by the read
+PRINTK = re.compile(r"^\[\s*(\d+\.\d+)\] ")
+
+
+def readable(s):
+    """Console text for a message: no control characters, no box drawing."""
+    s = re.sub(r"\x1b.?|[\x00-\x1f]", "", s)
+    return re.sub(r"([lqkxjmtu])\1{3,}", "", s).strip()
+
+
+class BootFailure(Exception):
+    pass
+
+
+class Console:
+    """One QEMU run: a pexpect child, the console text with escape
+    sequences removed, and (host time, line) for every line."""
+
+    def __init__(self, argv, logpath):
+        self.logpath = logpath
+        self.log = open(logpath, "w", encoding="utf-8")
+        self.log.write("# " + " ".join(argv) + "\n")
+        self.t0 = time.monotonic()
+        self.child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8",
+                                   codec_errors="replace", echo=False)
+        self.text = ""          # whole console, escapes removed
+        self.arrivals = []      # (offset of chunk end in text, host s)
+        self.pending = ""       # raw tail holding a cut escape sequence
+        self.pos = 0            # where the next wait starts matching
+        self.lines = []         # (host s, line)
+        self.line = ""
+        self.last_output = self.t0
+
+    def now(self):
+        return time.monotonic() - self.t0
+
+    def _feed(self, data):
+        t = self.now()
+        self.last_output = time.monotonic()
+        raw = self.pending + data
+        cut = ESCAPE_TAIL.search(raw)
+        self.pending = raw[cut.start():] if cut else ""
+        raw = raw[:cut.start()] if cut else raw
+        clean = ESCAPES.sub("", raw).replace("\r", "")
+        self.text += clean
+        self.arrivals.append((len(self.text), t))
+        parts = (self.line + clean).split("\n")
+        for full in parts[:-1]:
+            self.lines.append((t, full))
+            self.log.write("%9.3f %s\n" % (t, full))
+        self.line = parts[-1]
+
+    def _time_at(self, offset):
+        for end, t in self.arrivals:
+            if end >= offset:
+                return t
+        return self.now()
+
+    def wait(self, pattern, what, timeout=120, stall=45, bad=BAD):
+        """Wait for pattern; return the host time the match arrived.
+        Raise BootFailure naming a bad pattern, a stall, a timeout or EOF."""
+        timeout *= TF
+        stall *= TF
+        start = time.monotonic()
+        rx = re.compile(pattern)
+        bads = [(name, re.compile(b)) for name, b in bad.items()]
+        while True:
+            m = rx.search(self.text, self.pos)
+            for name, b in bads:
+                mb = b.search(self.text, self.pos)
+                if mb and (not m or mb.start() < m.end()):
+                    self.pos = mb.end()
+                    raise BootFailure("%s while waiting for %s: %r"
+                                      % (name, what, self._line_at(mb.start())))
+            if m:
+                self.pos = m.end()
+                return self._time_at(m.end())
+            now = time.monotonic()
+            if now - start > timeout:
+                raise BootFailure("timeout (%.0f s) waiting for %s" % (timeout, what))
+            if now - self.last_output > stall:
+                raise BootFailure("no console output for %.0f s waiting for %s"
+                                  % (stall, what))
+            try:
+                self._feed(self.child.read_nonblocking(65536, timeout=0.05))
+            except pexpect.TIMEOUT:
+                pass
+            except pexpect.EOF:
+                last = readable(self.text.rstrip("\n").rsplit("\n", 1)[-1])[-120:]
+                raise BootFailure("QEMU exited (the guest reset or powered off; -no-reboot) "
+                                  "while waiting for %s; last output: %r"
+                                  % (what, last))
+
+    def _line_at(self, offset):
+        """The whole console line around offset (read on briefly for its end)."""
+        end = time.monotonic() + 0.5
+        while "\n" not in self.text[offset:] and time.monotonic() < end:
+            try:
+                self._feed(self.child.read_nonblocking(65536, timeout=0.05))
+            except pexpect.TIMEOUT:
+                pass
+            except pexpect.EOF:
+                break
+        start = self.text.rfind("\n", 0, offset) + 1
+        stop = self.text.find("\n", offset)
+        return readable(self.text[start:stop if stop >= 0 else None])[:160]
+
+    def send(self, s):
+        self.log.write("%9.3f >>> %r\n" % (self.now(), s))
+        self.child.send(s)
+
+    def printk(self, pattern):
+        """(host time, printk seconds) of the first printk line matching."""
+        rx = re.compile(pattern)
+        for t, line in self.lines:
+            m = PRINTK.match(line)
+            if m and rx.search(line):
+                return t, float(m.group(1))
+        return None
+
+    def kernel_start(self):
+        """Host time of printk time 0: the smallest arrival - timestamp over
+        printk lines (lines printed live arrive at once; lines replayed when
+        the serial console registers arrive late and do not count)."""
+        best = None
+        for t, line in self.lines:
+            m = PRINTK.match(line)
+            if m:
+                d = t - float(m.group(1))
+                best = d if best is None else min(best, d)
+        return best
+
+    def close(self):
+        try:
+            self.child.terminate(force=True)
+        except Exception:
+            pass
+        if self.line:
+            self.log.write("%9.3f %s\n" % (self.now(), self.line))
+        self.log.close()
+
+
+# --------------------------------------------------------------------------
+# The configurations
+
+class Config:
+    def __init__(self, key, title, kind):
+        self.key, self.title, self.kind = key, title, kind
+
+
+CONFIGS = [
+    Config("bios", "this ISO, BIOS CD, default entry (r)", "ours"),
+    Config("shell", "this ISO, BIOS CD, recovery shell (s, init=/bin/sh)", "ours"),
+    Config("uefi", "this ISO, UEFI CD (OVMF), default entry (r)", "ours"),
+    Config("peer", "Debian kernel + initramfs, break=top (-kernel/-initrd)", "peer"),
+]
+
+
+def qemu_argv(cfg, a, mem, scratch):
+    argv = QEMU + ["-m", str(mem)]
+    if cfg.kind == "peer":
+        return argv + ["-kernel", os.path.join(a.peer, "vmlinuz"),
+                       "-initrd", os.path.join(a.peer, "initrd.img"),
+                       "-append", "console=ttyS0 break=top"]
+    argv += ["-drive", "file=%s,media=cdrom,if=ide,readonly=on,format=raw" % a.iso]
+    if cfg.key == "uefi":
+        vars_copy = os.path.join(scratch, "OVMF_VARS_4M.fd")
+        shutil.copyfile(OVMF_VARS, vars_copy)   # fresh: every run a first boot
+        argv += ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + OVMF_CODE,
+                 "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy]
+    else:
+        argv += ["-boot", "d"]
+    return argv
+
+
+def boot(cfg, a, mem, logpath, timeout=150, stall=45):
+    """Boot cfg to its shell prompt and check the shell answers.
+    Return a dict of host times (s from QEMU start) and printk times."""
+    c = Console(qemu_argv(cfg, a, mem, os.path.dirname(logpath)), logpath)
+    r = {"config": cfg.key, "mem": mem, "ok": False, "log": logpath}
+    try:
+        if cfg.kind == "ours":
+            r["menu"] = c.wait(MENU_SHOWN, "the boot menu", timeout, stall)
+            c.send("s" if cfg.key == "shell" else "r")
+            r["key"] = c.now()
+        if cfg.key == "shell":
+            c.wait(RUN_INIT, "the kernel to start init", timeout, stall)
+            prompt = PROMPT_SH
+        else:
+            prompt = PROMPT_OURS if cfg.kind == "ours" else PROMPT_PEER
+        r["prompt"] = c.wait(prompt, "the shell prompt", timeout, stall)
+        # Not timed: the shell really answers.
+        c.send("echo bench-$((6*7))\r")
+        c.wait(r"bench-42", "the shell to answer", 30)
+        r["ok"] = True
+    except BootFailure as e:
+        r["error"] = str(e)
+    finally:
+        c.close()
+    k0 = c.kernel_start()
+    if k0 is not None:
+        r["kernel_start"] = k0
+    for t, line in c.lines:
+        if line.startswith("rescue-init: "):
+            r["init_msg"] = t       # the init's first console line
+            break
+    for name, pat in (("root", ROOT_MOUNTED), ("init", RUN_INIT)):
+        p = c.printk(pat)
+        if p:
+            r["ts_" + name] = p[1]
+    return r
+
+
+def segments(r):
+    """Where the time went in one run: (firmware+bootloader, kernel to root,
+    kernel root to init, init to prompt), None where unknown."""
+    if not r.get("ok") or "kernel_start" not in r or "ts_init" not in r:
+        return None
+    k0, ti = r["kernel_start"], r["ts_init"]
+    troot = r.get("ts_root", ti)     # the peer mounts no root before its shell
+    return {"firmware": k0, "kernel_root": troot, "kernel_init": ti - troot,
+            "init_prompt": r["prompt"] - (k0 + ti)}
+
+
+# --------------------------------------------------------------------------
+
+def cmd_run(a):
+    os.makedirs(os.path.join(a.out, "logs"), exist_ok=True)
+    res = load(a.out)
+    res.update({"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+                "cores": os.cpu_count(), "cpu": cpu_model(),
+                "qemu": subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                                       text=True).stdout.splitlines()[0],
+                "mem": a.mem, "runs_per_config": a.runs, "peer_version": read(a.peer, "version"),
+                "peer_packages": read(a.peer, "packages"), "timing": [], "memory": {}})
+    configs = [c for c in CONFIGS if c.key in a.configs.split(",")]
+
+    # Time to a prompt: interleaved, A B C D A B C D ...
+    for n in range(1, a.runs + 1):
+        for cfg in configs:
+            log = os.path.join(a.out, "logs", "time-%s-%d.log" % (cfg.key, n))
+            r = boot(cfg, a, a.mem, log)
+            r["run"] = n
+            res["timing"].append(r)
+            print("  %-9s %-6s run %d: %s" % ("BOOT", cfg.key, n,
+                  "%.2f s to the prompt" % r["prompt"] if r["ok"] else "FAILED: " + r["error"]),
+                  flush=True)
+            if not r["ok"]:
+                print("  %-9s console log: %s" % ("", log), flush=True)
+
+    # Least memory that boots to a shell, by bisection.
+    if a.mem_lo:
+        for key in ("bios", "peer"):
+            cfg = next(c for c in CONFIGS if c.key == key)
+            res["memory"][key] = least_memory(cfg, a)
+    res["sizes"] = sizes(a)
+    save(a.out, res)
+    report(a.out)
+
+
+def least_memory(cfg, a):
+    tried = {}
+
+    def ok(m):
+        log = os.path.join(a.out, "logs", "mem-%s-%d.log" % (cfg.key, m))
+        r = boot(cfg, a, m, log, timeout=60, stall=30)
+        tried[m] = r["ok"] or r["error"]
+        print("  %-9s %-6s -m %4d: %s" % ("MEM", cfg.key, m, "boots to a shell" if r["ok"]
+                                          else "fails: " + r["error"]), flush=True)
+        return r["ok"]
+
+    lo, hi = a.mem_lo, a.mem_hi
+    out = {"lo": lo, "hi": hi, "tried": tried}
+    if not ok(hi):
+        out["least"] = None         # not even the upper bound
+        return out
+    if ok(lo):
+        out["least"] = lo           # at most the lower bound
+        return out
+    while hi - lo > 1:              # lo fails, hi boots
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    out["least"] = hi
+    out["fails_at"] = lo
+    return out
+
+
+def sizes(a):
+    s = {}
+    for key, path in (("iso", a.iso), ("kernel", a.kernel), ("init", a.init),
+                      ("peer_kernel", os.path.join(a.peer, "vmlinuz")),
+                      ("peer_initrd", os.path.join(a.peer, "initrd.img"))):
+        if path and os.path.exists(path):
+            s[key] = os.path.getsize(path)
+    # Where the decompressed kernel ends: the boot protocol header's
+    # pref_address (the kernel is decompressed there, at CONFIG_PHYSICAL_START
+    # at least) + init_size. Below that no memory size can work.
+    if a.kernel and os.path.exists(a.kernel):
+        with open(a.kernel, "rb") as f:
+            hdr = f.read(0x270)
+        if len(hdr) == 0x270 and hdr[0x202:0x206] == b"HdrS":
+            s["kernel_pref_address"] = struct.unpack_from("<Q", hdr, 0x258)[0]
+            s["kernel_init_size"] = struct.unpack_from("<I", hdr, 0x260)[0]
+    u = read(a.peer, "initrd-unpacked-bytes")
+    if u:
+        s["peer_initrd_unpacked"] = int(u)
+    return s
+
+
+def cmd_build(a):
+    res = load(a.out)
+    res["build"] = {"clean": a.clean, "noop": a.noop, "noop_output": a.noop_output,
+                    "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds")}
+    save(a.out, res)
+    report(a.out)
+
+
+def cmd_report(a):
+    report(a.out)
+
+
+# --------------------------------------------------------------------------
+# The report
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, unit=" s", nd=2):
+    return "n/a" if x is None else ("%.*f%s" % (nd, x, unit))
+
+
+def mib(b):
+    return "n/a" if b is None else "%.2f MiB" % (b / 1048576)
+
+
+def report(out):
+    res = load(out)
+    L = []
+    w = L.append
+    w("# Benchmark: rescue ISO vs Debian's initramfs shell\n")
+    if "timing" in res:
+        w("Measured %s on %d cores (%s), %s, `-accel tcg -nodefaults -no-reboot "
+          "-display none -serial stdio -m %d`; %d runs per configuration, interleaved "
+          "(A B C D A B C D ...), medians reported." % (
+              res["date"], res["cores"], res["cpu"], res["qemu"], res["mem"],
+              res["runs_per_config"]))
+        w("")
+        pp = res.get("peer_packages", "").strip().replace("\n", ", ")
+        w("Peer: Debian's stock kernel `%s` with the initramfs that initramfs-tools "
+          "generates for it (defaults: MODULES=most, COMPRESS=zstd; packages: %s), "
+          "booted with `console=ttyS0 break=top` to its `(initramfs)` emergency shell." % (
+              res.get("peer_version", "?").strip(), pp))
+        w("")
+        w("## Time to a shell prompt\n")
+        w("From QEMU start to the prompt on the serial console (host clock). "
+          "Lower is better.\n")
+        w("| configuration | median | min | max | ok runs | peer / this |")
+        w("|---|---:|---:|---:|---:|---:|")
+        tmed = {}
+        for cfg in CONFIGS:
+            rs = [r for r in res["timing"] if r["config"] == cfg.key]
+            if not rs:
+                continue
+            ts = [r["prompt"] for r in rs if r["ok"]]
+            tmed[cfg.key] = med(ts)
+        for cfg in CONFIGS:
+            rs = [r for r in res["timing"] if r["config"] == cfg.key]
+            if not rs:
+                continue
+            ts = [r["prompt"] for r in rs if r["ok"]]
+            ratio = "n/a"
+            if cfg.kind == "ours" and tmed.get(cfg.key) and tmed.get("peer"):
+                ratio = "%.2f" % (tmed["peer"] / tmed[cfg.key])
+            elif cfg.kind == "peer":
+                ratio = "1"
+            w("| %s | %s | %s | %s | %d/%d | %s |" % (
+                cfg.title, fmt(tmed[cfg.key]), fmt(min(ts) if ts else None),
+                fmt(max(ts) if ts else None), len(ts), len(rs), ratio))
+        w("")
+        w("- Ours: the boot menu's 3 s timeout is *not* counted: the hotkey (`r`, or `s`) "
+          "is pressed as soon as the menu's last entry is drawn on the serial console; "
+          "the time includes firmware, bootloader, menu drawing and loading the kernel "
+          "from the CD.")
+        w("- The peer is booted the way that favours it: QEMU's `-kernel`/`-initrd` "
+          "(no bootloader, no menu, no disk reads; `break=top` stops before udev and "
+          "module loading). A real Debian install adds GRUB and a disk read of ~%s." % mib(
+              sum(res.get("sizes", {}).get(k, 0) for k in ("peer_kernel", "peer_initrd"))))
+        if res["mem"] != 256:
+            w("- All configurations run with `-m %d`: the peer cannot boot with 256 MiB "
+              "(its initramfs unpacks to %s; see the memory table)." % (
+                  res["mem"], mib(res.get("sizes", {}).get("peer_initrd_unpacked"))))
+        fails = [r for r in res["timing"] if not r["ok"]]
+        for r in fails:
+            w("- FAILED: %s run %d: %s (log `%s`)" % (r["config"], r["run"], r["error"], r["log"]))
+        w("")
+
+        w("## Where the time goes (medians)\n")
+        w("Firmware+bootloader: QEMU start to printk time 0 (host arrival time of "
+          "printk lines minus their timestamps; includes the kernel's decompression). "
+          "Kernel: printk timestamps of `VFS: Mounted root` and `Run ... as init process`. "
+          "Init: from starting init to the prompt's arrival.\n")
+        w("| configuration | firmware+bootloader | kernel until root mounted | "
+          "kernel, root to init | init until prompt | sum |")
+        w("|---|---:|---:|---:|---:|---:|")
+        segmed = {}
+        for cfg in CONFIGS:
+            segs = [s for s in (segments(r) for r in res["timing"] if r["config"] == cfg.key) if s]
+            if not segs:
+                continue
+            m = {k: med([s[k] for s in segs]) for k in segs[0]}
+            segmed[cfg.key] = m
+            menu = [r["menu"] for r in res["timing"] if r["config"] == cfg.key and r.get("menu")]
+            fw = fmt(m["firmware"])
+            if menu:
+                fw += " (menu at %s)" % fmt(med(menu))
+            kr = fmt(m["kernel_root"])
+            ki = fmt(m["kernel_init"])
+            if cfg.kind == "peer":
+                kr += " (until /init, incl. initramfs unpacking)"
+                ki = "-"
+            ip = fmt(m["init_prompt"])
+            k0i = [r["init_msg"] - r["kernel_start"] - r["ts_init"] for r in res["timing"]
+                   if r["config"] == cfg.key and r.get("ok") and "init_msg" in r
+                   and "kernel_start" in r and "ts_init" in r]
+            if k0i:
+                ip += " (first init line after %s)" % fmt(med(k0i))
+            w("| %s | %s | %s | %s | %s | %s |" % (cfg.key, fw, kr, ki, ip,
+                                                  fmt(sum(m.values()))))
+        w("")
+        write_plot(out, segmed)
+
+    mem = res.get("memory", {})
+    if mem:
+        w("## Least memory that boots to a shell\n")
+        w("Bisection of `-m` (MiB); a try passes when the prompt comes and the shell "
+          "answers `echo`.\n")
+        w("| configuration | least -m | fails at | tries |")
+        w("|---|---:|---:|---|")
+        for key, m in mem.items():
+            least = m.get("least")
+            least_s = ("> %d" % m["hi"]) if least is None else (
+                ("<= %d" % least) if least == m["lo"] and "fails_at" not in m else str(least))
+            tries = ", ".join("%s:%s" % (k, "ok" if v is True else "fail")
+                              for k, v in sorted(m["tried"].items(), key=lambda kv: int(kv[0])))
+            w("| %s | %s MiB | %s | %s |" % (key, least_s, m.get("fails_at", "-"), tries))
+        for key, m in mem.items():
+            f = m["tried"].get(str(m.get("fails_at"))) or m["tried"].get(m.get("fails_at"))
+            if isinstance(f, str):
+                w("\n- %s at -m %s: %s" % (key, m["fails_at"], f))
+        sz = res.get("sizes", {})
+        if "kernel_init_size" in sz:
+            end = sz["kernel_pref_address"] + sz["kernel_init_size"]
+            w("\n- Our bzImage is decompressed at its pref_address %s (CONFIG_PHYSICAL_START, "
+              "the lowest address a relocatable x86-64 kernel takes) and needs init_size %s "
+              "from there: nothing below ~%s can start it (the guest resets before the "
+              "kernel's first console line)." % (mib(sz["kernel_pref_address"]),
+                                                  mib(sz["kernel_init_size"]), mib(end)))
+        w("")
+
+    s = res.get("sizes", {})
+    if s:
+        w("## Size\n")
+        w("| what | ours | peer |")
+        w("|---|---:|---:|")
+        peer_total = (s.get("peer_kernel", 0) + s.get("peer_initrd", 0)) or None
+        w("| bootable image (ISO / kernel + initramfs) | %s | %s |" % (mib(s.get("iso")),
+                                                                       mib(peer_total)))
+        w("| kernel image | %s | %s |" % (mib(s.get("kernel")), mib(s.get("peer_kernel"))))
+        w("| init / initramfs (compressed) | %s (%d bytes, static PID 1) | %s |" % (
+            mib(s.get("init")), s.get("init", 0), mib(s.get("peer_initrd"))))
+        if s.get("peer_initrd_unpacked"):
+            w("| initramfs unpacked in RAM | none (the ISO is the root) | %s |" % mib(
+                s["peer_initrd_unpacked"]))
+        w("")
+
+    b = res.get("build")
+    w("## Build\n")
+    if b:
+        w("Measured %s (`make bench-build`): clean build `make O=<scratch> iso` %s, "
+          "no-op make %s%s.\n" % (b["date"], fmt(b["clean"], " s", 0), fmt(b["noop"]),
+                                   "" if not b.get("noop_output") else
+                                   " (the no-op printed: `%s`)" % b["noop_output"][:200]))
+    else:
+        w("Not measured: run `make bench-build` (a clean kernel build; long).\n")
+
+    if "timing" in res:
+        w("## Goals (reported, not asserted)\n")
+        tb = tmed.get("bios")
+        tp = tmed.get("peer")
+        if tb and tp:
+            w("- BIOS boot to a prompt at most 1/5 of the peer's: ours %s, peer %s, "
+              "ratio %.2f: **%s**." % (fmt(tb), fmt(tp), tp / tb, "met" if tb * 5 <= tp
+                                       else "not met"))
+            if tb * 5 > tp and "bios" in segmed:
+                m = segmed["bios"]
+                big = max(m, key=m.get)
+                w("  The largest part of ours is %s (%s); 1/5 of the peer would be %s." % (
+                    {"firmware": "firmware+bootloader", "kernel_root": "the kernel until "
+                     "root is mounted", "kernel_init": "the kernel after root mount",
+                     "init_prompt": "init until the prompt"}[big], fmt(m[big]), fmt(tp / 5)))
+        else:
+            w("- BIOS boot vs peer: n/a (a configuration never reached its prompt).")
+        if mem.get("bios"):
+            least = mem["bios"].get("least")
+            w("- Boots to a shell with 32 MiB: least -m %s: **%s**." % (
+                least, "met" if least is not None and least <= 32 else "not met"))
+        if s.get("iso"):
+            w("- ISO at most 8 MiB: %s: **%s**." % (mib(s["iso"]), "met" if s["iso"] <= 8 << 20
+                                                     else "not met"))
+        w("")
+
+    text = "\n".join(L) + "\n"
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+def write_plot(out, segmed):
+    """Stacked bars of the median time to a prompt, one bar per configuration."""
+    if not segmed or not shutil.which("gnuplot"):
+        return
+    dat = os.path.join(out, "boot-time.dat")
+    with open(dat, "w") as f:
+        f.write("# config firmware kernel_root kernel_init init_prompt total\n")
+        for cfg in CONFIGS:
+            if cfg.key in segmed:
+                m = segmed[cfg.key]
+                label = {"bios": "ours BIOS", "shell": "ours BIOS init=/bin/sh",
+                         "uefi": "ours UEFI", "peer": "Debian initramfs"}[cfg.key]
+                f.write('"%s" %.3f %.3f %.3f %.3f %.3f\n' % (
+                    label, m["firmware"], m["kernel_root"], m["kernel_init"],
+                    m["init_prompt"], sum(m.values())))
+    gp = """
+set terminal pngcairo size 900,540 font ",10"
+set output '%s'
+set title "Time to a shell prompt, QEMU TCG (median)"
+set ylabel "seconds from QEMU start"
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.85 border -1
+set boxwidth 0.6
+set key outside bottom center horizontal maxrows 2
+set grid ytics
+set yrange [0:*]
+set offsets 0, 0, graph 0.08, 0
+plot '%s' using 2:xtic(1) title "firmware + bootloader", \\
+     '' using 3 title "kernel until root mounted (peer: until /init)", \\
+     '' using 4 title "kernel, root to init", \\
+     '' using 5 title "init until the prompt", \\
+     '' using 0:6:(sprintf("%%.2f s", $6)) with labels offset 0,0.8 notitle
+""" % (os.path.join(out, "boot-time.png"), dat)
+    subprocess.run(["gnuplot"], input=gp, text=True, check=False)
+
+
+# --------------------------------------------------------------------------
+
+def load(out):
+    p = os.path.join(out, "results.json")
+    if os.path.exists(p):
+        with open(p) as f:
+            return json.load(f)
+    return {}
+
+
+def save(out, res):
+    p = os.path.join(out, "results.json")
+    with open(p + ".tmp", "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    os.replace(p + ".tmp", p)
+
+
+def read(d, name):
+    p = os.path.join(d, name)
+    if os.path.exists(p):
+        with open(p) as f:
+            return f.read()
+    return ""
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--out", required=True)
+    r.add_argument("--iso", required=True)
+    r.add_argument("--kernel")
+    r.add_argument("--init")
+    r.add_argument("--peer", required=True)
+    r.add_argument("--runs", type=int, default=5)
+    r.add_argument("--mem", type=int, default=512)
+    r.add_argument("--mem-lo", type=int, default=16, help="0: no memory bisection")
+    r.add_argument("--mem-hi", type=int, default=1024)
+    r.add_argument("--configs", default="bios,shell,uefi,peer")
+    b = sub.add_parser("build")
+    b.add_argument("--out", required=True)
+    b.add_argument("--clean", type=float, required=True)
+    b.add_argument("--noop", type=float, required=True)
+    b.add_argument("--noop-output", default="")
+    p = sub.add_parser("report")
+    p.add_argument("--out", required=True)
+    a = ap.parse_args()
+    for k in ("out", "iso", "peer", "kernel", "init"):
+        if getattr(a, k, None):
+            setattr(a, k, os.path.abspath(getattr(a, k)))
+    os.makedirs(a.out, exist_ok=True)
+    {"run": cmd_run, "build": cmd_build, "report": cmd_report}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
