@@ -30,7 +30,7 @@ apt-get update -q || {
 	exit 1
 }
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing || {
+apt-get install -y -q $missing || {
 	echo "error: apt-get install failed for:$missing" >&2
 	exit 1
 }
