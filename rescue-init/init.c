@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -70,6 +71,7 @@ struct slot {
 };
 
 static struct rescue_opts opts;
+static struct devinfo dev;	/* how /dev was obtained, for every banner */
 static struct slot slots[MAX_CONSOLES];
 static int nslots;
 static sigset_t waitset;
@@ -407,6 +409,18 @@ static void explain_no_devtmpfs(void)
 	    "still works");
 }
 
+/* The one line that says where /dev came from. */
+static void report_dev(const struct devinfo *d)
+{
+	if (!d->mounted)
+		say("WARNING: /dev has no devtmpfs");
+	else
+		say("%s: %u nodes (%u block, %u char)", d->by_kernel ?
+		    "/dev is devtmpfs, mounted by the kernel" :
+		    "mounted devtmpfs on /dev itself", d->blk + d->chr,
+		    d->blk, d->chr);
+}
+
 /* Step 4: where /dev came from, and make sure there is one. */
 static void setup_dev(struct devinfo *d)
 {
@@ -428,10 +442,7 @@ static void setup_dev(struct devinfo *d)
 	walk_dev(&w, 0);
 	d->blk = w.blk;
 	d->chr = w.chr;
-	say("%s: %u nodes (%u block, %u char)", d->by_kernel ?
-	    "/dev is devtmpfs, mounted by the kernel" :
-	    "mounted devtmpfs on /dev itself", d->blk + d->chr, d->blk,
-	    d->chr);
+	report_dev(d);
 }
 
 /* ----------------------------------------------------------- block list */
@@ -516,18 +527,22 @@ static void list_block(int check)
 		say("no block devices found");
 }
 
-static void banner(const char *tty)
+/* Init's own messages go to the main console only; a person at another
+ * console (the screen, when the main one is a serial port) still gets
+ * the /dev report with the banner. */
+static void banner(const struct slot *s)
 {
 	struct utsname u;
 
 	if (uname(&u) < 0)
 		memcpy(u.release, "(unknown)", 10);
+	if (!s->is_main)
+		report_dev(&dev);
 	say("rescue system, Linux %s (%s), shell %s on %s", u.release,
-	    u.machine, opts.shell, tty);
+	    u.machine, opts.shell, s->tty);
 	list_block(0);
-	say("first steps: fdisk -l      mount /dev/sda1 /mnt      "
-	    "e2fsck -f /dev/sda1");
-	say("             udhcpc -i eth0      poweroff | reboot | halt");
+	say("first steps: fdisk -l   mount /dev/sda1 /mnt   e2fsck -f /dev/sda1");
+	say("             udhcpc -i eth0   dmesg   poweroff | reboot | halt");
 }
 
 /* ----------------------------------------------------------------- shell */
@@ -599,7 +614,7 @@ static void __attribute__((noreturn)) exec_shell(struct slot *s)
 		  is_vt(s->tty) ? "linux" : "vt100");
 	rsnprintf(shell, sizeof(shell), "SHELL=%s", opts.shell);
 	if (s->starts == 1)
-		banner(s->tty);
+		banner(s);
 	execve(opts.shell, argv, envp);
 	say_err("execve", opts.shell);
 	_exit(127);
@@ -1012,7 +1027,6 @@ static void __attribute__((noreturn)) supervise(void)
 
 int main(void)
 {
-	struct devinfo dev;
 	int have_fds;
 
 	have_fds = ensure_std_fds() == 0;
@@ -1035,6 +1049,10 @@ int main(void)
 	if (opts.check)
 		run_check(&dev);
 	check_shell();
+	/* Kernel chatter (info, notice) would land in the middle of the
+	 * prompt; warnings and worse still show, the rest is in dmesg. */
+	if (klogctl(8, NULL, 5) < 0)
+		say_err("klogctl", "console level 5");
 	setup_slots();
 	supervise();
 }
