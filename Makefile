@@ -74,6 +74,11 @@ check: all
 	done; \
 	'$(TOP)/tests/summarize' '$(BUILD)/test-logs' $$(( $$(date +%s) - start )) $(CHECK_SUITES)
 
+# The README's pictures: QEMU screendumps of the VGA screen.
+.PHONY: screenshots
+screenshots: $(ISO) | deps
+	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs'
+
 .PHONY: clean distclean
 clean:
 	$(call msg,CLEAN,$(BUILD) except the extracted kernel tree)
@@ -99,6 +104,8 @@ help:
 	@echo 'Try it:'
 	@echo '  make run         boot the ISO in QEMU (BIOS, serial console; Ctrl-A X quits)'
 	@echo '  make run-uefi    the same under OVMF'
+	@echo '                   (RUN_MEDIUM=cd|disk|usb, default cd)'
+	@echo '  make screenshots redo docs/boot-menu.png and docs/rescue-shell.png'
 	@echo 'Housekeeping:'
 	@echo '  make clean       remove everything but the extracted kernel tree and kernel build'
 	@echo '  make distclean   remove $(BUILD)'
