@@ -22,12 +22,17 @@ CHECK_CONFIG_SH := $(TOP)/scripts/check-config.sh
 # (rescue-init, image) neither rebuilds the kernel nor makes it differ from
 # a clean build of the same commit.
 KERNEL_INPUTS := patches configs scripts/kernel.mk scripts/linux-source.sh
+# Worked out once, by the top-level make, and passed down: in a sub-make
+# SOURCE_DATE_EPOCH always comes from the environment.
+ifeq ($(origin KERNEL_EPOCH),undefined)
 ifneq ($(filter environment command,$(SOURCE_DATE_EPOCH_ORIGIN)),)
 KERNEL_EPOCH := $(SOURCE_DATE_EPOCH)
 else
 KERNEL_EPOCH := $(shell git -C '$(TOP)' log -1 --format=%ct -- $(KERNEL_INPUTS) 2>/dev/null)
 KERNEL_EPOCH := $(or $(KERNEL_EPOCH),$(SOURCE_DATE_EPOCH))
 endif
+endif
+export KERNEL_EPOCH
 KBUILD_REPRO := \
 	KBUILD_BUILD_TIMESTAMP="$(shell LC_ALL=C date -u -d @$(KERNEL_EPOCH))" \
 	KBUILD_BUILD_USER=rescue KBUILD_BUILD_HOST=rescue-iso \

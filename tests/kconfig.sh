@@ -45,6 +45,14 @@ value() {
 	echo "${v:-n}"
 }
 
+# devtmpfs_of NAME: d and m become DEVTMPFS and DEVTMPFS_MOUNT of
+# $scratch/NAME/.config.
+devtmpfs_of() {
+	d=$(value CONFIG_DEVTMPFS "$scratch/$1/.config")
+	m=$(value CONFIG_DEVTMPFS_MOUNT "$scratch/$1/.config")
+	echo "$1: DEVTMPFS=$d DEVTMPFS_MOUNT=$m" >>"$log"
+}
+
 fragments=("$configdir"/*.config)
 patches=("$patchdir"/*.patch)
 
@@ -55,9 +63,7 @@ if grep -n DEVTMPFS "${fragments[@]}" >>"$log"; then
 elif ! alldefconfig "$src" "$scratch/patched" "${fragments[@]}"; then
 	fail "$t: alldefconfig failed on the patched tree"
 else
-	d=$(value CONFIG_DEVTMPFS "$scratch/patched/.config")
-	m=$(value CONFIG_DEVTMPFS_MOUNT "$scratch/patched/.config")
-	echo "patched: DEVTMPFS=$d DEVTMPFS_MOUNT=$m" >>"$log"
+	devtmpfs_of patched
 	if [ "$d" = y ] && [ "$m" = y ] &&
 		run "$check_config" "$scratch/patched/.config" "${fragments[@]}"; then
 		pass "$t: DEVTMPFS=y DEVTMPFS_MOUNT=y, no fragment names them"
@@ -74,9 +80,7 @@ if ! run "$linux_source" extract "$tarball" "$vanilla"; then
 elif ! alldefconfig "$vanilla" "$scratch/vanilla" "${fragments[@]}"; then
 	fail "$t: alldefconfig failed on the unpatched tree"
 else
-	d=$(value CONFIG_DEVTMPFS "$scratch/vanilla/.config")
-	m=$(value CONFIG_DEVTMPFS_MOUNT "$scratch/vanilla/.config")
-	echo "vanilla: DEVTMPFS=$d DEVTMPFS_MOUNT=$m" >>"$log"
+	devtmpfs_of vanilla
 	if [ "$d" = n ] && [ "$m" = n ]; then
 		pass "$t: without the patches both stay unset"
 	else
