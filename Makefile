@@ -110,4 +110,5 @@ help:
 	@echo '  make clean       remove everything but the extracted kernel tree and kernel build'
 	@echo '  make distclean   remove $(BUILD)'
 	@echo 'Variables: V=1 (show commands), O=dir (output, default build/),'
-	@echo '  SOURCE_DATE_EPOCH (default: last commit time), TIMEOUT_FACTOR (boot tests)'
+	@echo '  SOURCE_DATE_EPOCH (default: last commit time), TIMEOUT_FACTOR (boot tests),'
+	@echo '  TESTS="bios_cd uefi_usb" (a selection for check-boot), FUZZ_TIME (seconds per parser)'
