@@ -43,7 +43,10 @@ all: iso
 # when TEXT does, so a target that depends on FILE rebuilds when its settings
 # change (Kbuild's if_changed idea). The rule must depend on FORCE.
 write-if-changed = @mkdir -p '$(dir $(1))'; \
-	printf '%s\n' '$(2)' | cmp -s - '$(1)' || printf '%s\n' '$(2)' >'$(1)'
+	printf '%s\n' '$(call squote,$(2))' | cmp -s - '$(1)' || \
+	printf '%s\n' '$(call squote,$(2))' >'$(1)'
+# $(call squote,TEXT): TEXT made safe inside a single-quoted shell word.
+squote = $(subst ','\'',$(1))
 .PHONY: FORCE
 FORCE:
 

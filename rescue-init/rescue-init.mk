@@ -41,24 +41,21 @@ RI_FUZZERS := cmdline mountinfo console
 ri_build_cmd = $(RI_CC) $(RI_CFLAGS) $(RI_LDFLAGS) -o $(1).unstripped \
 	$(RI_SRCS) && $(RI_STRIP) -o $(1) $(1).unstripped
 
-# Kbuild's if_changed, cut down: a command line is kept in a .cmd file
-# that is rewritten only when it changes, and whatever that command makes
+# A command line is kept in a .cmd file that is rewritten only when it
+# changes (write-if-changed, top Makefile), and whatever that command makes
 # depends on the file.  New flags mean a rebuild; an unchanged make is a
-# no-op.
+# no-op.  The text sits in a target variable so that its commas
+# (-Wl,--gc-sections) do not split the call's arguments.
 define ri_cmd_file
-$(RI_OUT)/.$(1).cmd: rescue-init-FORCE
-	@mkdir -p '$$(@D)'
-	@printf '%s\n' '$(subst ','\'',$(2))' > '$$@.new'
-	@if cmp -s '$$@.new' '$$@'; then rm -f '$$@.new'; else mv -f '$$@.new' '$$@'; fi
+$(RI_OUT)/.$(1).cmd: RI_CMD_TEXT := $(2)
+$(RI_OUT)/.$(1).cmd: FORCE
+	$$(call write-if-changed,$$@,$$(RI_CMD_TEXT))
 endef
 
 $(eval $(call ri_cmd_file,rescue-init,$(call ri_build_cmd,$(RESCUE_INIT))))
 $(eval $(call ri_cmd_file,test-parse,$(RI_HOST_CC) $(RI_HOST_CFLAGS)))
 $(eval $(call ri_cmd_file,test-parse-san,$(RI_HOST_CC) $(RI_SAN_CFLAGS)))
 $(eval $(call ri_cmd_file,fuzz,$(RI_FUZZ_CC) $(RI_FUZZ_CFLAGS)))
-
-.PHONY: rescue-init-FORCE
-rescue-init-FORCE:
 
 $(RESCUE_INIT): $(RI_DEPS) $(RI_OUT)/.rescue-init.cmd | deps
 	$(call msg,CC,$(@:$(BUILD)/%=%))
