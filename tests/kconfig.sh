@@ -53,6 +53,17 @@ devtmpfs_of() {
 	echo "$1: DEVTMPFS=$d DEVTMPFS_MOUNT=$m" >>"$log"
 }
 
+# rejects PATTERN DOTCONFIG FRAGMENT...: the config check fails and says
+# PATTERN; rc is its exit status.
+rejects() {
+	local pattern=$1 out
+	shift
+	out=$("$check_config" "$@" 2>&1)
+	rc=$?
+	echo "$out" >>"$log"
+	[ $rc -ne 0 ] && grep -q "$pattern" <<<"$out"
+}
+
 fragments=("$configdir"/*.config)
 patches=("$patchdir"/*.patch)
 
@@ -138,10 +149,8 @@ echo "CONFIG_SND_HDA_INTEL=y" >"$bad"
 if ! alldefconfig "$src" "$scratch/unsettable" "${fragments[@]}" "$bad"; then
 	fail "$t: alldefconfig failed"
 else
-	out=$("$check_config" "$scratch/unsettable/.config" "${fragments[@]}" "$bad" 2>&1)
-	rc=$?
-	echo "$out" >>"$log"
-	if [ $rc -ne 0 ] && grep -q '99-unsettable.config:1 asks for CONFIG_SND_HDA_INTEL=y' <<<"$out"; then
+	if rejects '99-unsettable.config:1 asks for CONFIG_SND_HDA_INTEL=y' \
+		"$scratch/unsettable/.config" "${fragments[@]}" "$bad"; then
 		pass "$t: the check fails and names 99-unsettable.config:1 CONFIG_SND_HDA_INTEL"
 	else
 		fail "$t: exit $rc; the check did not reject CONFIG_SND_HDA_INTEL=y"
@@ -151,10 +160,8 @@ fi
 t=fragment-names-devtmpfs
 bad=$scratch/99-devtmpfs.config
 echo "CONFIG_DEVTMPFS_MOUNT=y" >"$bad"
-out=$("$check_config" "$scratch/patched/.config" "${fragments[@]}" "$bad" 2>&1)
-rc=$?
-echo "$out" >>"$log"
-if [ $rc -ne 0 ] && grep -q '99-devtmpfs.config:1 names CONFIG_DEVTMPFS_MOUNT' <<<"$out"; then
+if rejects '99-devtmpfs.config:1 names CONFIG_DEVTMPFS_MOUNT' \
+	"$scratch/patched/.config" "${fragments[@]}" "$bad"; then
 	pass "$t: a fragment naming DEVTMPFS_MOUNT is rejected"
 else
 	fail "$t: exit $rc; a fragment naming DEVTMPFS_MOUNT was accepted"
