@@ -1,21 +1,27 @@
-# tests/: boot tests -- QEMU (always -accel tcg) boots the real ISO, picks
-# menu entries through isolinux/GRUB on the serial console and works at
-# the shell prompt.  One log per test in $(BUILD)/test-logs/<test>.log.
+# tests/: QEMU suites -- each boots the real ISO (always -accel tcg), picks
+# menu entries through isolinux/GRUB on the serial console and works at the
+# shell prompt.  The machine, console and runner are tests/qemu.py; each
+# suite is one script beside it.  One log per test in
+# $(BUILD)/test-logs/<test>.log.
 #
-#   make check-boot                        every test
-#   make check-boot TESTS='bios_cd uefi_usb'  a selection (boottest.py --list)
-#   make check-boot TIMEOUT_FACTOR=3       slower machine: longer waits
-
-CHECK_SUITES += boot
+#   make check-boot                           every test of a suite
+#   make check-boot TESTS='bios_cd uefi_usb'  a selection (tests/boottest.py --list)
+#   make check-boot TIMEOUT_FACTOR=3          slower machine: longer waits
 
 ISO ?= $(BUILD)/rescue.iso
-BOOTTEST := $(TOP)/tests/boottest.py
 TEST_LOGS := $(BUILD)/test-logs
 TESTS ?=
 
-.PHONY: check-boot
-check-boot: $(ISO) | deps
-	$(call msg,CHECK,boot tests on $(ISO) (logs in $(TEST_LOGS)))
-	$(Q)mkdir -p '$(TEST_LOGS)'
-	$(Q)'$(BOOTTEST)' --iso '$(ISO)' --logdir '$(TEST_LOGS)' \
-		--summary '$(TEST_LOGS)/boot.summary' $(TESTS)
+# $(call qemu-suite,NAME,SCRIPT): `make check-NAME` runs tests/SCRIPT on the
+# ISO and writes $(TEST_LOGS)/NAME.summary.
+define qemu-suite
+CHECK_SUITES += $(1)
+.PHONY: check-$(1)
+check-$(1): $$(ISO) | deps
+	$$(call msg,CHECK,$(1) tests on $$(ISO) (logs in $$(TEST_LOGS)))
+	$$(Q)mkdir -p '$$(TEST_LOGS)'
+	$$(Q)'$$(TOP)/tests/$(2)' --iso '$$(ISO)' --logdir '$$(TEST_LOGS)' \
+		--summary '$$(TEST_LOGS)/$(1).summary' $$(TESTS)
+endef
+
+$(eval $(call qemu-suite,boot,boottest.py))

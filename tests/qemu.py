@@ -1,0 +1,525 @@
+#!/usr/bin/python3
+"""The QEMU machine, its serial console and the test runner, used by every
+test suite (boottest.py, and the suites beside it), the bench and the
+screenshots: one definition of the machine, its firmware, its media and the
+bad patterns.
+
+A suite is a script that marks its tests with @test and ends with
+sys.exit(qemu.main(__doc__)); see boottest.py.
+
+Ideas from kunit_kernel.py, virtme-ng, U-Boot test/py console_base.py and
+Buildroot's emulator.py; the code is our own.
+"""
+
+
+import argparse
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+import pexpect
+
+QEMU = 'qemu-system-x86_64'
+OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
+OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
+
+# Boot menu: (hotkey, title) per entry, from the contract.
+MENU = {
+    'rescue': ('r', 'Rescue system'),
+    'shell': ('s', 'Recovery shell (init=/bin/sh)'),
+    'check': ('t', 'Smoke test (rescue.check)'),
+    'nodevtmpfs': ('w', 'Without kernel devtmpfs mount (devtmpfs.mount=0)'),
+    'hd': ('h', 'Boot from first hard disk'),
+    'reboot': ('b', 'Reboot'),
+    'poweroff': ('p', 'Power off'),
+}
+MENU_TITLE = MENU['rescue'][1]          # what tells us the menu is on screen
+
+PROMPT = r'rescue:[^\n#]*# '            # rescue-init's PS1 'rescue:\w# '
+SH_PROMPT = 'SH_PROMPT# '               # what we set PS1 to in a bare /bin/sh
+
+# Named bad patterns: any of them fails the wait at once.
+BAD = [
+    ('kernel panic', r'Kernel panic'),
+    ('init was killed', r'Attempted to kill init'),
+    ('root not mountable', r'Unable to mount root'),
+    ('smoke test failed', r'rescue-check: FAIL[^\n]*'),
+    ('shell respawn loop', r'[^\n]*not respawning[^\n]*'),
+    ('kernel oops', r'\bOops\b|\bBUG: [^\n]*|general protection fault'),
+]
+# `Waiting for root device` is fine for a moment (USB sticks enumerate
+# late); it is bad only when no root gets mounted within this many seconds.
+ROOT_WAIT = ('Waiting for root device', r'Waiting for root device[^\n]*')
+ROOT_WAIT_LIMIT = 20
+ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
+
+TIMEOUT_FACTOR = float(os.environ.get('TIMEOUT_FACTOR') or 1)
+BOOT_TIMEOUT = 90           # menu entry chosen -> shell prompt
+MENU_TIMEOUT = 60           # QEMU start -> boot menu on the console
+CMD_TIMEOUT = 30
+
+# Terminal control sequences, removed from what we match on and log.
+# Cursor positioning becomes a newline so that separate screen rows do not
+# run together; every other sequence (colours, charset switches) goes.
+_ESC_MOVE = re.compile(r'\x1b\[[0-9;?]*[Hf]')
+_ESC_ANY = re.compile(r'\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)'
+                      r'|[()*+][0-9A-Za-z]|[@-Z\\-_=>78])')
+_ESC_PARTIAL = re.compile(r'\x1b(\[[0-?]*[ -/]*|\][^\x07\x1b]*|[()*+])?$')
+_CTRL = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
+# A kernel message on the console (CONFIG_PRINTK_TIME).
+KMSG_LINE = re.compile(r'^\[ *\d+\.\d+\] [^\n]*\n?', re.M)
+
+
+class Fail(Exception):
+    """A test failure with a one-line reason."""
+
+
+def clean(text):
+    text = _ESC_MOVE.sub('\n', text)
+    text = _ESC_ANY.sub('', text)
+    text = re.sub(r'\r+\n', '\n', text).replace('\r', '\n')
+    return _CTRL.sub('', text)
+
+
+def timeout(seconds):
+    return seconds * TIMEOUT_FACTOR
+
+
+class Machine:
+    """One QEMU run whose serial console is a pexpect pty.
+
+    Console output is cleaned of control sequences and kept in self.buf;
+    self.pos is where the next wait starts searching, so every wait sees
+    only what arrived after the previous match.
+    """
+
+    def __init__(self, args, log):
+        self.args = args
+        self.log = log
+        self.buf = ''
+        self.pos = 0
+        self.raw_hold = ''
+        self.start = time.monotonic()
+        self.root_wait_since = None
+        self.child = None
+        self.exitstatus = None
+        self.received = 0       # raw characters read so far
+        self.commands = 0       # commands run, numbers their end markers
+
+    def note(self, text):
+        """A harness line in the log, set apart from console output."""
+        t = time.monotonic() - self.start
+        self.log.write('\n[boottest %6.1fs] %s\n' % (t, text))
+        self.log.flush()
+
+    def boot(self):
+        self.note('run: ' + shlex.join(self.args))
+        self.child = pexpect.spawn(self.args[0], self.args[1:], encoding='utf-8',
+                                   codec_errors='replace', echo=False,
+                                   dimensions=(50, 250))
+
+    def _feed(self, data):
+        self.received += len(data)
+        data = self.raw_hold + data
+        m = _ESC_PARTIAL.search(data)
+        if m:       # a control sequence split across reads: finish it later
+            self.raw_hold, data = data[m.start():], data[:m.start()]
+        else:
+            self.raw_hold = ''
+        # Trailing \r may be the first half of \r\n (or \r\r\n: QEMU's
+        # stdio keeps the host tty's ONLCR).
+        body = data.rstrip('\r')
+        if body != data:
+            self.raw_hold, data = data[len(body):] + self.raw_hold, body
+        text = clean(data)
+        self.buf += text
+        # Screen redraws leave runs of empty lines: keep the log readable.
+        self.log.write(re.sub(r'\n\s*\n(\s*\n)+', '\n\n', text))
+        self.log.flush()
+
+    def _read(self, wait):
+        """Read what is there, waiting at most `wait` s. False on EOF."""
+        if self.exitstatus is not None:
+            return False
+        try:
+            self._feed(self.child.read_nonblocking(65536, max(wait, 0.01)))
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            self._feed('')
+            self.child.close()
+            self.exitstatus = self.child.exitstatus
+            if self.exitstatus is None:
+                self.exitstatus = 128 + (self.child.signalstatus or 0)
+            self.note('QEMU exited with status %d' % self.exitstatus)
+            return False
+        return True
+
+    def wait(self, want, what, secs, bad=BAD, eof_ok=False):
+        """Wait for regex `want` (or a list of them); return the match.
+
+        Fails at once on a bad pattern, when QEMU exits, or on timeout.
+        """
+        wants = want if isinstance(want, list) else [want]
+        pats = [(None, re.compile(w)) for w in wants]
+        pats += [(name, re.compile(p)) for name, p in bad]
+        root_wait = re.compile(ROOT_WAIT[1])
+        root_found = re.compile(ROOT_FOUND)
+        secs = timeout(secs)
+        deadline = time.monotonic() + secs
+        self.note('wait up to %.0f s for %s' % (secs, what))
+        while True:
+            best = None
+            for name, p in pats:
+                m = p.search(self.buf, self.pos)
+                if m and (best is None or m.start() < best[1].start()):
+                    best = (name, m)
+            # Root-wait bookkeeping over everything seen so far.
+            if self.root_wait_since is None:
+                if root_wait.search(self.buf, self.pos):
+                    self.root_wait_since = time.monotonic()
+            elif root_found.search(self.buf, self.pos):
+                self.root_wait_since = None
+            if best:
+                name, m = best
+                self.pos = m.end()
+                if name is not None:   # report the whole line
+                    a = self.buf.rfind('\n', 0, m.start()) + 1
+                    b = self.buf.find('\n', m.end())
+                    line = self.buf[a:b if b >= 0 else len(self.buf)].strip()
+                    raise Fail('%s: "%s" while waiting for %s' % (name, line, what))
+                self.root_wait_since = None
+                return m
+            now = time.monotonic()
+            if (self.root_wait_since is not None and
+                    now - self.root_wait_since > timeout(ROOT_WAIT_LIMIT)):
+                raise Fail('"%s" lasted more than %.0f s while waiting for %s'
+                           % (ROOT_WAIT[0], timeout(ROOT_WAIT_LIMIT), what))
+            if now >= deadline:
+                raise Fail('timed out after %.0f s waiting for %s' % (secs, what))
+            if not self._read(min(deadline - now, 0.5)):
+                if eof_ok:
+                    return None
+                raise Fail('QEMU exited (status %s) while waiting for %s'
+                           % (self.exitstatus, what))
+
+    def wait_quiet(self, quiet, secs):
+        """Wait until the console has been silent for `quiet` seconds."""
+        deadline = time.monotonic() + timeout(secs)
+        while time.monotonic() < deadline:
+            n = self.received
+            if not self._read(quiet):
+                raise Fail('QEMU exited (status %s)' % self.exitstatus)
+            if self.received == n:
+                return
+        # Never silent (e.g. a countdown): go on anyway.
+
+    def send(self, keys, label=None):
+        self.note('type: ' + (label or repr(keys)))
+        self.child.send(keys)
+
+    def type_line(self, line):
+        """Type one line as a person would, with Enter at the end."""
+        self.send(line + '\r', label=line)
+
+    def expect_exit(self, what, secs=60, bad=BAD):
+        """QEMU must end by itself (poweroff, reboot with -no-reboot)."""
+        self.wait(r'(?!x)x', what, secs, bad=bad, eof_ok=True)
+        return self.exitstatus
+
+    def stop(self):
+        if self.child is not None and self.exitstatus is None:
+            self.note('killing QEMU')
+            self.child.close(force=True)
+            self.exitstatus = -1
+
+
+class Shell:
+    """A shell on the console, reached through `prompt`."""
+
+    def __init__(self, vm, prompt):
+        self.vm = vm
+        self.prompt = prompt
+
+    def run(self, cmd, secs=CMD_TIMEOUT, ok=True, bad=BAD):
+        """Type `cmd`, return (status, output). The status comes from an
+        `echo` of $? that the command's own echo cannot match."""
+        self.vm.commands += 1
+        mark = '@@%d@@' % self.vm.commands
+        self.vm.type_line('%s; echo %s$?@@' % (cmd, mark))
+        m = self.vm.wait(re.escape(mark) + r'(\d+)@@', 'the answer to: ' + cmd,
+                         secs, bad=bad)
+        before = self.vm.buf[:m.start()]
+        # Output: from the line after our typed command up to the marker.
+        start = self.vm.buf.rfind(mark + '$?@@', 0, m.start())
+        start = self.vm.buf.find('\n', start) + 1 if start >= 0 else 0
+        # Kernel messages may land in the middle of the answer: drop them.
+        out = KMSG_LINE.sub('', before[start:])
+        status = int(m.group(1))
+        self.vm.wait(self.prompt, 'the prompt', secs, bad=bad)
+        if ok and status != 0:
+            raise Fail('`%s` exited with status %d: %s'
+                       % (cmd, status, out.strip()[-300:]))
+        return status, out
+
+    def out(self, cmd, **kw):
+        return self.run(cmd, **kw)[1]
+
+
+# ---------------------------------------------------------------------------
+# Machines and boot paths
+
+
+class Ctx:
+    """What a test gets: the ISO, a scratch dir, its log, its machine."""
+
+    def __init__(self, name, iso, logdir):
+        self.name = name
+        self.iso = iso
+        self.work = os.path.join(logdir, name + '.work')
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        self.log_path = os.path.join(logdir, name + '.log')
+        self.log = open(self.log_path, 'w', encoding='utf-8', errors='replace')
+        self.vms = []
+
+    def machine(self, disks=(), mem=256, uefi=False, extra=()):
+        """QEMU with the serial console on our pty; `disks` are QEMU args."""
+        args = [QEMU, '-accel', 'tcg', '-nodefaults', '-no-reboot',
+                '-no-user-config', '-display', 'none', '-vga', 'std',
+                '-m', str(mem), '-smp', '1',
+                '-chardev', 'stdio,id=con,signal=off', '-serial', 'chardev:con']
+        if uefi:
+            vars_copy = os.path.join(self.work, 'OVMF_VARS_4M.fd')
+            shutil.copyfile(OVMF_VARS, vars_copy)
+            args += ['-drive', 'if=pflash,format=raw,unit=0,readonly=on,file=' + OVMF_CODE,
+                     '-drive', 'if=pflash,format=raw,unit=1,file=' + vars_copy]
+        args += list(disks) + list(extra)
+        vm = Machine(args, self.log)
+        self.vms.append(vm)
+        vm.boot()
+        return vm
+
+    def cdrom(self):
+        return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file=' + self.iso,
+                '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=0']
+
+    def usb_stick(self):
+        # snapshot=on: the guest may write, the ISO file never changes.
+        return ['-device', 'qemu-xhci,id=xhci',
+                '-drive', 'if=none,id=stick,format=raw,snapshot=on,file=' + self.iso,
+                '-device', 'usb-storage,bus=xhci.0,drive=stick,bootindex=0']
+
+    def hard_disk(self):
+        return ['-drive', 'if=none,id=hd,format=raw,snapshot=on,file=' + self.iso,
+                '-device', 'ide-hd,drive=hd,bus=ide.0,unit=0,bootindex=0']
+
+    @staticmethod
+    def empty_cdrom():
+        return ['-drive', 'if=ide,index=2,media=cdrom']
+
+    def image(self, name, mib, data=None):
+        path = os.path.join(self.work, name)
+        with open(path, 'wb') as f:
+            if data:
+                f.write(data)
+            f.truncate(mib << 20)
+        return path
+
+    def close(self):
+        for vm in self.vms:
+            vm.stop()
+        self.log.close()
+
+
+def menu(vm, entry, uefi=False, default=False):
+    """Wait for the boot menu, check it lists every entry, choose `entry`
+    by its hotkey (or let the 3 s timeout pick the default)."""
+    loader = 'GRUB' if uefi else 'isolinux'
+    m = vm.wait(re.escape(MENU_TITLE), 'the %s boot menu' % loader, MENU_TIMEOUT)
+    menu_start = m.start()
+    # Fully drawn (the last entry is there) and reading keys (quiet).
+    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole %s menu' % loader, 20)
+    vm.wait_quiet(0.5, 5)
+    screen = vm.buf[menu_start:]
+    squeezed = re.sub(r'\s+', ' ', screen)
+    missing = [t for _, t in MENU.values() if t not in squeezed]
+    if missing:
+        raise Fail('%s menu lacks %s' % (loader, ', '.join(map(repr, missing))))
+    if default:
+        vm.note('no key: the menu timeout boots the default entry')
+    else:
+        key, title = MENU[entry]
+        vm.send(key, label='%r (hotkey of "%s")' % (key, title))
+
+
+def boot_rescue(vm, what='the rescue shell prompt', respawn=False):
+    """From a chosen entry (or a shell respawn) to rescue-init's prompt."""
+    if not respawn:
+        vm.wait(r'rescue-init: ', 'rescue-init on the console', BOOT_TIMEOUT)
+    vm.wait(PROMPT, what, BOOT_TIMEOUT)
+    sh = Shell(vm, PROMPT)
+    # Lines longer than busybox's 80-column guess would be redrawn.
+    sh.run('stty cols 250', ok=False)
+    return sh
+
+
+def bare_shell(vm):
+    """init=/bin/sh: no rescue-init. Wait for busybox sh, set a prompt we
+    can match (typed split, so the echo of the command does not match)."""
+    vm.wait(r'[#$] $', 'the /bin/sh prompt', BOOT_TIMEOUT)
+    vm.wait_quiet(0.5, 5)
+    vm.type_line("PS1='SH_''PROMPT# '")
+    vm.wait(re.escape(SH_PROMPT), 'the new prompt', CMD_TIMEOUT)
+    sh = Shell(vm, re.escape(SH_PROMPT))
+    sh.run('stty cols 250', ok=False)
+    return sh
+
+
+def poweroff(vm, cmd='poweroff'):
+    """Type poweroff/reboot; QEMU must end by itself, no panic on the way."""
+    vm.type_line(cmd)
+    vm.wait(r'rescue-init: shutting down: %s' % cmd, 'the init\'s shutdown message', 60)
+    done = 'reboot: Power down' if cmd == 'poweroff' else 'reboot: Restarting system'
+    vm.wait(re.escape(done), 'the kernel\'s "%s"' % done, 60)
+    status = vm.expect_exit('QEMU to exit by itself after %s' % cmd, 30)
+    if status != 0:
+        raise Fail('QEMU exited with status %s after %s' % (status, cmd))
+
+
+def require(cond, why):
+    if not cond:
+        raise Fail(why)
+
+
+def root_device(sh):
+    """(maj:min of /, name of that block device) as the guest sees them."""
+    info = sh.out('cat /proc/self/mountinfo')
+    root = None
+    for line in info.splitlines():
+        f = line.split()
+        if len(f) > 4 and f[4] == '/' and re.match(r'\d+:\d+$', f[2]):
+            root = f[2]
+    require(root, 'no / in /proc/self/mountinfo')
+    devs = sh.out('grep -H . /sys/class/block/*/dev')
+    for line in devs.splitlines():
+        m = re.match(r'/sys/class/block/([^/]+)/dev:(\d+:\d+)$', line.strip())
+        if m and m.group(2) == root:
+            return root, m.group(1)
+    return root, None
+
+
+def check_root_on_partition(sh, want='sda1'):
+    num, name = root_device(sh)
+    require(name == want, 'root filesystem is on %s (%s), not %s' % (name, num, want))
+    out = sh.out('mount')
+    require(re.search(r' on / type iso9660', out), '`mount` shows no iso9660 on /')
+
+
+
+
+# ---------------------------------------------------------------------------
+# Tests and the runner
+
+TESTS = []
+
+
+def test(func):
+    TESTS.append(func)
+    return func
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
+
+
+def host(c, args):
+    c.log.write('\n[boottest] host: %s\n' % shlex.join(args))
+    r = subprocess.run(args, capture_output=True, text=True)
+    c.log.write(r.stdout + r.stderr + '[boottest] exit status %d\n' % r.returncode)
+    return r
+
+
+
+
+def tail(path, n=25):
+    with open(path, encoding='utf-8', errors='replace') as f:
+        lines = [l for l in f.read().splitlines() if l.strip()]
+    return lines[-n:]
+
+
+def run_test(func, iso, logdir):
+    c = Ctx(func.__name__, iso, logdir)
+    t0 = time.monotonic()
+    err = None
+    try:
+        func(c)
+    except Fail as e:
+        err = str(e)
+    except Exception as e:      # a harness bug still fails only this test
+        err = 'harness error: %s: %s' % (type(e).__name__, e)
+    finally:
+        c.log.write('\n[boottest] %s\n' % ('PASS' if err is None else 'FAIL: ' + err))
+        c.close()
+    secs = time.monotonic() - t0
+    if err is None:
+        shutil.rmtree(c.work, ignore_errors=True)
+        print('PASS %-20s %5.1f s' % (c.name, secs), flush=True)
+        return True
+    print('FAIL %-20s %5.1f s  %s' % (c.name, secs, err))
+    print('     log: %s (last lines:)' % c.log_path)
+    for line in tail(c.log_path):
+        print('     | ' + line)
+    sys.stdout.flush()
+    return False
+
+
+def main(doc):
+    """A suite's command line: run its tests (all, or those named)."""
+    p = argparse.ArgumentParser(description=doc.split('\n\n')[0])
+    p.add_argument('--iso', default='build/rescue.iso')
+    p.add_argument('--logdir', default='build/test-logs')
+    p.add_argument('--summary', help='file for the "N passed, N failed" line')
+    p.add_argument('--list', action='store_true', help='list the tests and exit')
+    p.add_argument('tests', nargs='*', help='tests to run (default: all)')
+    a = p.parse_args()
+    by_name = {f.__name__: f for f in TESTS}
+    if a.list:
+        for f in TESTS:
+            print('%-20s %s' % (f.__name__, f.__doc__.split('\n')[0]))
+        return 0
+    names = [w for t in a.tests for w in t.replace(',', ' ').split()]
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        p.error('unknown test(s): %s (see --list)' % ' '.join(unknown))
+    todo = [by_name[n] for n in names] if names else TESTS
+    os.makedirs(a.logdir, exist_ok=True)
+    passed = failed = 0
+    if not os.path.isfile(a.iso):
+        print('FAIL no ISO at %s' % a.iso)
+        failed = len(todo)
+    else:
+        iso = os.path.abspath(a.iso)
+        print('boot tests on %s, logs in %s, TIMEOUT_FACTOR=%g'
+              % (iso, a.logdir, TIMEOUT_FACTOR), flush=True)
+        for func in todo:
+            if run_test(func, iso, os.path.abspath(a.logdir)):
+                passed += 1
+            else:
+                failed += 1
+    summary = '%d passed, %d failed' % (passed, failed)
+    if a.summary:
+        with open(a.summary, 'w') as f:
+            f.write(summary + '\n')
+    print(summary)
+    return 1 if failed else 0
+
