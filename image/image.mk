@@ -16,6 +16,11 @@ ISOLINUX_DIR ?= /usr/lib/ISOLINUX
 SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
 GRUB_EFI_DIR ?= /usr/lib/grub/x86_64-efi
 
+# The programs from Debian packages (image/stage-tools.sh); the ISO is
+# rebuilt when an installed package changes.
+TOOLS_LIST ?= $(IMAGE_SRC)/tools.list
+DPKG_STATUS := /var/lib/dpkg/status
+
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
 
 # The ISO also depends on the value of SOURCE_DATE_EPOCH (dates, disk id):
@@ -31,13 +36,13 @@ iso: $(ISO) $(ISO).sha256
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
 $(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(BUSYBOX) $(E2FSCK) \
-		$(IMAGE_INPUTS) $(IMAGE_EPOCH) | deps
+		$(IMAGE_INPUTS) $(TOOLS_LIST) $(DPKG_STATUS) $(IMAGE_EPOCH) | deps
 	$(call msg,MKISO,$@)
 	$(Q)ISO='$@' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 		KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
 		RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
 		ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
-		GRUB_EFI_DIR='$(GRUB_EFI_DIR)' \
+		GRUB_EFI_DIR='$(GRUB_EFI_DIR)' TOOLS_LIST='$(TOOLS_LIST)' \
 		'$(IMAGE_SRC)/build-iso.sh'
 
 $(ISO).sha256: $(ISO) ;
