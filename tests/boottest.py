@@ -155,8 +155,8 @@ def usb_or_hd(c, disks, uefi=False):
     sh = boot_rescue(vm)
     check_root_on_partition(sh)
     m = re.search(r'VFS: Mounted root \(iso9660 filesystem\) readonly on device (\d+:\d+)', vm.buf)
-    if m:
-        require(m.group(1) == '8:1', 'kernel mounted root from %s, not 8:1 (sda1)' % m.group(1))
+    require(m, 'the kernel never said "VFS: Mounted root (iso9660 filesystem) readonly"')
+    require(m.group(1) == '8:1', 'kernel mounted root from %s, not 8:1 (sda1)' % m.group(1))
     poweroff(vm)
 
 
