@@ -15,7 +15,7 @@
 # Also writes /etc/tools.aliases: busybox's shell runs its own applets
 # ahead of PATH (FEATURE_SH_STANDALONE), so every applet that has a full
 # program here gets an alias to that program; /etc/shrc reads it.
-set -eE -o pipefail
+set -e -o pipefail
 umask 022
 export LC_ALL=C
 
@@ -31,8 +31,9 @@ ALIASES=/etc/tools.aliases
 # The ISO's PATH, in order.
 ISO_PATH_DIRS=(/sbin /bin /usr/sbin /usr/bin)
 
+# Errors stop the build with one line saying what to do (build-iso.sh
+# names the step that failed).
 die() { echo "stage-tools.sh: $*" >&2; exit 1; }
-trap 'echo "stage-tools.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 
 declare -A STAGED=()	# ISO path -> host file it came from
 declare -A LIB_CACHE=()	# soname -> path, from ld.so.cache
@@ -57,7 +58,7 @@ read_list() {
 check_program() {
 	local path=$1 pkg=$2 status
 	if [ -z "$pkg" ]; then
-		pkg=$(dpkg-query -S "$path" 2>/dev/null | sed -n '1s/: .*//p')
+		pkg=$(dpkg-query -S "$path" 2>/dev/null | sed -n '1s/: .*//p' || true)
 		[ -n "$pkg" ] || die "$path: no installed package has it; name its package in $LIST"
 	fi
 	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
