@@ -258,7 +258,11 @@ normalise_tree() {
 # through CONFIG_ZISOFS, while the kernel image and the boot loaders'
 # files under /boot stay uncompressed for isolinux and GRUB.
 make_iso() {
-	local log=$WORK/xorriso.log
+	local log=$WORK/xorriso.log d zisofs_dirs=()
+
+	for d in /bin /sbin /lib /lib64 /usr/bin /usr/sbin; do
+		[ ! -d "$STAGE$d" ] || zisofs_dirs+=("$d")
+	done
 
 	rm -f "$TMP_ISO"
 	if ! run xorriso -report_about SORRY -abort_on FAILURE \
@@ -276,7 +280,7 @@ make_iso() {
 		"$STAGE" \
 		-- \
 		-zisofs level=9:block_size=128k \
-		-set_filter_r --zisofs /bin /sbin /lib /lib64 /usr/bin /usr/sbin -- \
+		-set_filter_r --zisofs "${zisofs_dirs[@]}" -- \
 		>"$log" 2>&1; then
 		cat "$log" >&2
 		die "xorriso failed"
