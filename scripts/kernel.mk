@@ -59,7 +59,7 @@ $(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CHECK
 	$(Q)mkdir -p '$(KERNEL_OUT)'
 	$(Q)cat $(CONFIG_FRAGMENTS) >'$(KERNEL_OUT)/fragments.config'
 	$(Q)$(KMAKE) -s alldefconfig KCONFIG_ALLCONFIG='$(KERNEL_OUT)/fragments.config'
-	$(Q)'$(CHECK_CONFIG_SH)' '$(KERNEL_OUT)/.config' $(CONFIG_FRAGMENTS)
+	$(Q)'$(CHECK_CONFIG_SH)' '$(LINUX_SRC)' '$(KERNEL_OUT)/.config' $(CONFIG_FRAGMENTS)
 	$(Q)touch $@
 
 $(BUILD)/kernel.settings: FORCE

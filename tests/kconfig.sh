@@ -8,8 +8,10 @@
 # 2. the same alldefconfig on the unpatched tarball leaves both unset;
 # 3. the series applies with zero fuzz, and a broken copy of a patch stops
 #    the apply step with the patch's name;
-# 4. the fragment check fails on a symbol that cannot be set, and on a
-#    fragment that names DEVTMPFS.
+# 4. the fragment check fails on a symbol that cannot be set, on one that
+#    does not exist (in a "=y" and in an "is not set" line), and on a
+#    fragment that names DEVTMPFS; when two fragments set one symbol, the
+#    last one wins and only it is checked.
 set -uo pipefail
 
 tarball=$1 src=$2 scratch=$3 logdir=$4 patchdir=$5 configdir=$6
@@ -54,11 +56,11 @@ devtmpfs_of() {
 }
 
 # rejects PATTERN DOTCONFIG FRAGMENT...: the config check fails and says
-# PATTERN; rc is its exit status.
+# PATTERN; rc is its exit status, out what it said.
 rejects() {
-	local pattern=$1 out
+	local pattern=$1
 	shift
-	out=$("$check_config" "$@" 2>&1)
+	out=$("$check_config" "$src" "$@" 2>&1)
 	rc=$?
 	echo "$out" >>"$log"
 	[ $rc -ne 0 ] && grep -q "$pattern" <<<"$out"
@@ -76,7 +78,7 @@ elif ! alldefconfig "$src" "$scratch/patched" "${fragments[@]}"; then
 else
 	devtmpfs_of patched
 	if [ "$d" = y ] && [ "$m" = y ] &&
-		run "$check_config" "$scratch/patched/.config" "${fragments[@]}"; then
+		run "$check_config" "$src" "$scratch/patched/.config" "${fragments[@]}"; then
 		pass "$t: DEVTMPFS=y DEVTMPFS_MOUNT=y, no fragment names them"
 	else
 		fail "$t: DEVTMPFS=$d DEVTMPFS_MOUNT=$m, or the fragment check failed"
@@ -165,6 +167,33 @@ if rejects '99-devtmpfs.config:1 names CONFIG_DEVTMPFS_MOUNT' \
 	pass "$t: a fragment naming DEVTMPFS_MOUNT is rejected"
 else
 	fail "$t: exit $rc; a fragment naming DEVTMPFS_MOUNT was accepted"
+fi
+
+t=unknown-symbol-not-set
+bad=$scratch/99-unknown.config
+printf '# CONFIG_NO_SUCH_SYMBOL_RESCUE is not set\nCONFIG_EXT4_FS_TYPO=y\n' >"$bad"
+if rejects '99-unknown.config:1 names CONFIG_NO_SUCH_SYMBOL_RESCUE, which this kernel does not have' \
+	"$scratch/patched/.config" "${fragments[@]}" "$bad" &&
+	grep -q '99-unknown.config:2 names CONFIG_EXT4_FS_TYPO, which' <<<"$out"; then
+	pass "$t: an unknown symbol is an error in an 'is not set' line and in a '=y' line"
+else
+	fail "$t: exit $rc; an unknown symbol was accepted"
+fi
+
+t=last-fragment-wins
+# 00-base.config sets CONFIG_SYSVIPC=y; a later fragment turns it off.
+over=$scratch/99-override.config
+echo "# CONFIG_SYSVIPC is not set" >"$over"
+if ! grep -qx 'CONFIG_SYSVIPC=y' "${fragments[@]}"; then
+	fail "$t: no fragment sets CONFIG_SYSVIPC=y any more; pick another symbol"
+elif ! alldefconfig "$src" "$scratch/override" "${fragments[@]}" "$over"; then
+	fail "$t: alldefconfig failed"
+elif [ "$(value CONFIG_SYSVIPC "$scratch/override/.config")" != n ]; then
+	fail "$t: alldefconfig did not take the later fragment's CONFIG_SYSVIPC=n"
+elif run "$check_config" "$src" "$scratch/override/.config" "${fragments[@]}" "$over"; then
+	pass "$t: SYSVIPC=y then 'is not set' in a later fragment: the later one is checked"
+else
+	fail "$t: the check holds the overridden CONFIG_SYSVIPC=y against the config"
 fi
 
 rm -rf "$vanilla"
