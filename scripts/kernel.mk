@@ -2,17 +2,25 @@
 # patched with patches/, configured from configs/, built out of tree.
 #
 # Stamps: linux-extracted -> linux-patched -> kernel-configured -> bzImage.
+# The lists of patches and of fragments are files too, rewritten only when
+# they change, so that deleting or renaming a patch re-extracts and
+# re-patches the tree and deleting a fragment redoes the config: a
+# dependency on the files alone would only see the ones still there.
 
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
-LINUX_SRC := $(BUILD)/linux-src
+LINUX_SRC ?= $(BUILD)/linux-src
 KERNEL_OUT := $(BUILD)/kernel
 KERNEL_IMAGE := $(KERNEL_OUT)/arch/x86/boot/bzImage
 KERNEL_RELEASE_FILE := $(KERNEL_OUT)/include/config/kernel.release
 KERNEL_JOBS ?= $(shell nproc)
 STAMPS := $(BUILD)/stamps
 
-PATCHES := $(sort $(wildcard $(TOP)/patches/*.patch))
-CONFIG_FRAGMENTS := $(sort $(wildcard $(TOP)/configs/*.config))
+PATCH_DIR ?= $(TOP)/patches
+CONFIG_DIR ?= $(TOP)/configs
+PATCHES := $(sort $(wildcard $(PATCH_DIR)/*.patch))
+CONFIG_FRAGMENTS := $(sort $(wildcard $(CONFIG_DIR)/*.config))
+PATCH_LIST := $(STAMPS)/patches.list
+CONFIG_LIST := $(STAMPS)/configs.list
 LINUX_SOURCE_SH := $(TOP)/scripts/linux-source.sh
 CHECK_CONFIG_SH := $(TOP)/scripts/check-config.sh
 
@@ -48,13 +56,19 @@ $(STAMPS)/linux-extracted: $(LINUX_TARBALL) $(LINUX_SOURCE_SH) | deps
 	$(Q)'$(LINUX_SOURCE_SH)' extract '$(LINUX_TARBALL)' '$(LINUX_SRC)'
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(STAMPS)/linux-patched: $(STAMPS)/linux-extracted $(PATCHES)
+$(PATCH_LIST): FORCE
+	$(call write-if-changed,$@,$(PATCHES))
+$(CONFIG_LIST): FORCE
+	$(call write-if-changed,$@,$(CONFIG_FRAGMENTS))
+
+$(STAMPS)/linux-patched: $(STAMPS)/linux-extracted $(PATCHES) $(PATCH_LIST)
 	$(Q)'$(LINUX_SOURCE_SH)' patch '$(LINUX_TARBALL)' '$(LINUX_SRC)' $(PATCHES)
 	$(Q)touch $@
 
 # alldefconfig: every symbol the fragments do not name takes its Kconfig
 # default -- which is how DEVTMPFS and DEVTMPFS_MOUNT get switched on.
-$(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CHECK_CONFIG_SH)
+$(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CONFIG_LIST) \
+		$(CHECK_CONFIG_SH)
 	$(call msg,CONFIG,$(KERNEL_OUT)/.config from configs/*.config)
 	$(Q)mkdir -p '$(KERNEL_OUT)'
 	$(Q)cat $(CONFIG_FRAGMENTS) >'$(KERNEL_OUT)/fragments.config'
@@ -80,4 +94,4 @@ CHECK_SUITES += kconfig
 check-kconfig: $(STAMPS)/linux-patched
 	$(Q)'$(TOP)/tests/kconfig.sh' '$(LINUX_TARBALL)' '$(LINUX_SRC)' \
 		'$(BUILD)/test-kconfig' '$(BUILD)/test-logs' \
-		'$(TOP)/patches' '$(TOP)/configs'
+		'$(PATCH_DIR)' '$(CONFIG_DIR)'
