@@ -79,9 +79,17 @@ $(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CONFI
 $(BUILD)/kernel.settings: FORCE
 	$(call write-if-changed,$@,$(KBUILD_REPRO))
 
+# Quiet: kbuild's one-line steps become a progress line every
+# $(KERNEL_PROGRESS) s; warnings and errors pass through as they come.
+KERNEL_PROGRESS ?= 15
 $(KERNEL_IMAGE): $(STAMPS)/kernel-configured $(BUILD)/kernel.settings
 	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
-	$(Q)$(KMAKE) -j$(KERNEL_JOBS) $(if $(filter 1,$(V)),,-s) bzImage
+ifeq ($(V),1)
+	$(Q)$(KMAKE) -j$(KERNEL_JOBS) bzImage
+else
+	$(Q)set -o pipefail; $(KMAKE) -j$(KERNEL_JOBS) bzImage 2>&1 | \
+		'$(TOP)/scripts/kbuild-progress' $(KERNEL_PROGRESS)
+endif
 	$(Q)touch $@
 	@printf '  %-9s %s: %s bytes, release %s\n' KERNEL '$@' \
 		"$$(stat -c %s '$@')" "$$(cat '$(KERNEL_RELEASE_FILE)')"
