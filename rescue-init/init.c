@@ -405,7 +405,9 @@ static int is_pseudo(const char *type)
  * One pass over mountinfo, newest mount first (the text is walked from
  * its end), so that mounts on top go before the ones under them.  With
  * remount set, what is still there and has a disk behind it (the console
- * holds /dev) is remounted read-only.  Returns how many were unmounted.
+ * holds /dev) is remounted read-only.  / is done last, by the caller;
+ * /proc stays, since every pass reads mountinfo from it.  Returns how
+ * many were unmounted.
  */
 static int unmount_pass(int remount)
 {
@@ -421,7 +423,8 @@ static int unmount_pass(int remount)
 		pos = start;
 		end = start;
 		if (mountinfo_next(mi.text, mi.len, &pos, &e) != 1 ||
-		    !strcmp(e.mountpoint, "/"))
+		    !strcmp(e.mountpoint, "/") ||
+		    !strcmp(e.mountpoint, "/proc"))
 			continue;
 		if (!remount) {
 			gone += umount2(e.mountpoint, 0) == 0;

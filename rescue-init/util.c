@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,12 +15,14 @@
 
 /* ---------------------------------------------------------------- output */
 
+#define CONSOLE_WAIT_MS	500	/* a moving 115200 baud line drains in less */
+
 /*
  * Init's messages go to fd 1, the console the kernel opened for it.  That
- * open file is init's alone (every shell opens its tty afresh), so it can
- * be made non-blocking: when the tty is stopped (Ctrl-S, Scroll Lock) or
- * its buffer is full, a message is dropped instead of stopping PID 1,
- * which must go on reaping and must still hear poweroff.
+ * open file is init's alone (every shell opens its tty afresh), so it is
+ * made non-blocking: PID 1 must go on reaping and must still hear
+ * poweroff when the tty is stopped (Ctrl-S, Scroll Lock) with its buffer
+ * full, or another writer sleeps in it holding the tty's write lock.
  */
 void console_never_blocks(void)
 {
@@ -27,6 +30,35 @@ void console_never_blocks(void)
 
 	if (fl >= 0)
 		fcntl(1, F_SETFL, fl | O_NONBLOCK);
+}
+
+/*
+ * A slow but moving console gets every line: a full buffer is waited
+ * on, briefly.  A console that does not move within CONSOLE_WAIT_MS is
+ * marked stuck, and from then on lines are dropped at once until one
+ * goes through whole again.
+ */
+static void write_console(const char *buf, size_t n)
+{
+	static int stuck;
+	struct pollfd p = { .fd = 1, .events = POLLOUT };
+	ssize_t w;
+
+	while (n) {
+		w = write(1, buf, n);
+		if (w > 0) {
+			buf += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno != EAGAIN)
+			return;
+		if (stuck || poll(&p, 1, CONSOLE_WAIT_MS) <= 0) {
+			stuck = 1;
+			return;
+		}
+	}
+	stuck = 0;
 }
 
 static void vsay(const char *prefix, const char *fmt, va_list ap)
@@ -38,10 +70,8 @@ static void vsay(const char *prefix, const char *fmt, va_list ap)
 	n = p + (size_t)rfmt(buf + p, sizeof(buf) - p - 1, fmt, ap);
 	buf[n++] = '\n';
 	/* One write per line, so lines from init and its children on the
-	 * same console do not interleave mid-line.  A short or failed
-	 * write (EAGAIN on a stopped tty) loses the line: nothing to do. */
-	if (write(1, buf, n) < 0)
-		return;
+	 * same console do not interleave mid-line. */
+	write_console(buf, n);
 }
 
 void say(const char *fmt, ...)
