@@ -573,6 +573,8 @@ def stopped_console(c):
     """Ctrl-S on init's console and a full tty buffer: poweroff still works."""
     vm, sh0, sh1 = two_consoles(c)
     port = vm.ttyS1
+    require(re.search(r'(^|\s)ixon', sh0.out('stty -F /dev/ttyS1 -a')),
+            'ttyS1 has no IXON: Ctrl-S would not stop it')
     port.send('\x13', label='Ctrl-S (stop output on ttyS1, init\'s console)')
     time.sleep(1)
     # Fill ttyS1's buffers; `yes` then sits in write() holding the tty.
