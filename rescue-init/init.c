@@ -454,8 +454,16 @@ static void unmount_all(void)
 /* Nothing left to do but reap whatever still turns up. */
 static void __attribute__((noreturn)) park(void)
 {
-	for (;;)
-		drain_children(3600 * 1000, 0, NULL);
+	struct timespec ts = { 3600, 0 };
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		sigtimedwait(&chld, NULL, &ts);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
 }
 
 /*
