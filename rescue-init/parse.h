@@ -28,6 +28,7 @@ struct rescue_opts {
 	char shell[SHELL_MAX];
 	char term[TERM_MAX];	/* empty: choose from the tty name */
 	int check;		/* rescue.check: smoke test, then power off */
+	int kernel_loglevel;	/* loglevel=, quiet or debug: leave it be */
 };
 
 /*

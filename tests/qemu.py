@@ -18,11 +18,13 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import time
 
 import pexpect
+import pexpect.fdpexpect
 
 QEMU = 'qemu-system-x86_64'
 OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
@@ -239,6 +241,61 @@ class Machine:
             self.child.close(force=True)
             self.exitstatus = -1
 
+    def monitor(self, cmd, secs=10):
+        """One command at QEMU's human monitor (Ctx.machine(monitor=True));
+        returns what the monitor answered."""
+        self.note('monitor: ' + cmd)
+        deadline = time.monotonic() + timeout(secs)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout(secs))
+            s.connect(self.monitor_path)
+            answers = []
+            for line in (None, cmd):
+                if line is not None:
+                    s.sendall(line.encode() + b'\n')
+                got = b''
+                while not got.endswith(b'(qemu) '):
+                    if time.monotonic() > deadline:
+                        raise Fail('QEMU monitor: no prompt after %r' % line)
+                    data = s.recv(4096)
+                    if not data:
+                        raise Fail('QEMU monitor closed after %r' % line)
+                    got += data
+                answers.append(clean(got.decode('utf-8', 'replace')))
+        self.note('monitor answered: %r' % answers[-1])
+        return answers[-1]
+
+
+class Port(Machine):
+    """A further serial port of a running Machine (Ctx.machine(serial2=True)),
+    reached through QEMU's unix socket; waits, typing and Shell work as on
+    the first.  Its output has a log file of its own."""
+
+    def __init__(self, path, log, start):
+        super().__init__([path], log)
+        self.start = start      # one clock for the machine's logs
+
+    def boot(self):
+        deadline = time.monotonic() + timeout(10)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        while True:
+            try:
+                sock.connect(self.args[0])
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise Fail('no serial port socket at %s' % self.args[0])
+                time.sleep(0.1)
+        self.sock = sock
+        self.note('connected to ' + self.args[0])
+        self.child = pexpect.fdpexpect.fdspawn(sock, encoding='utf-8',
+                                               codec_errors='replace')
+
+    def stop(self):
+        if self.exitstatus is None:
+            self.exitstatus = 0
+            self.sock.close()
+
 
 class Shell:
     """A shell on the console, reached through `prompt`."""
@@ -293,14 +350,27 @@ class Ctx:
         os.makedirs(self.work)
         self.log_path = os.path.join(logdir, name + '.log')
         self.log = open(self.log_path, 'w', encoding='utf-8', errors='replace')
+        self.logs = [self.log]
         self.vms = []
 
-    def machine(self, disks=(), mem=256, uefi=False, extra=()):
-        """QEMU with the serial console on our pty; `disks` are QEMU args."""
+    def machine(self, disks=(), mem=256, uefi=False, extra=(), serial2=False,
+                monitor=False):
+        """QEMU with the serial console on our pty; `disks` are QEMU args.
+
+        serial2: a second serial port (the guest's ttyS1), as vm.ttyS1, a
+        Port with its log in <test>.ttyS1.log.  monitor: QEMU's monitor on
+        a unix socket, for vm.monitor('sendkey ctrl-alt-delete')."""
         args = [QEMU, '-accel', 'tcg', '-nodefaults', '-no-reboot',
                 '-no-user-config', '-display', 'none', '-vga', 'std',
                 '-m', str(mem), '-smp', '1',
                 '-chardev', 'stdio,id=con,signal=off', '-serial', 'chardev:con']
+        sock2 = os.path.join(self.work, 'ttyS1.sock')
+        mon = os.path.join(self.work, 'monitor.sock')
+        if serial2:
+            args += ['-chardev', 'socket,id=con2,server=on,wait=off,path=' + sock2,
+                     '-serial', 'chardev:con2']
+        if monitor:
+            args += ['-monitor', 'unix:%s,server=on,wait=off' % mon]
         if uefi:
             vars_copy = os.path.join(self.work, 'OVMF_VARS_4M.fd')
             shutil.copyfile(OVMF_VARS, vars_copy)
@@ -308,8 +378,16 @@ class Ctx:
                      '-drive', 'if=pflash,format=raw,unit=1,file=' + vars_copy]
         args += list(disks) + list(extra)
         vm = Machine(args, self.log)
+        vm.monitor_path = mon if monitor else None
         self.vms.append(vm)
         vm.boot()
+        if serial2:
+            log = open(os.path.join(os.path.dirname(self.log_path), self.name + '.ttyS1.log'),
+                       'w', encoding='utf-8', errors='replace')
+            self.logs.append(log)
+            vm.ttyS1 = Port(sock2, log, vm.start)
+            self.vms.append(vm.ttyS1)
+            vm.ttyS1.boot()
         return vm
 
     def cdrom(self):
@@ -341,7 +419,8 @@ class Ctx:
     def close(self):
         for vm in self.vms:
             vm.stop()
-        self.log.close()
+        for log in self.logs:
+            log.close()
 
 
 def menu(vm, entry, uefi=False, default=False):
@@ -373,6 +452,28 @@ def boot_line(vm, line):
     'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
     vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
     vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
+    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
+    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
+    vm.type_line(line)
+
+
+def boot_line(vm, line):
+    """BIOS: leave isolinux's menu for its boot: prompt (Esc) and boot
+    `line`, a label followed by extra kernel arguments, e.g.
+    'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
+    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
+    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
+    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
+    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
+    vm.type_line(line)
+
+
+def boot_prompt(vm, line):
+    """Leave the isolinux menu with Esc and boot `line` at its boot:
+    prompt (a label, then extra kernel arguments)."""
+    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
+    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
+    vm.wait_quiet(0.5, 5)
     vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
     vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
     vm.type_line(line)
