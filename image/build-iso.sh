@@ -16,6 +16,7 @@
 #   WORK                 scratch directory (staging tree, EFI image, logs)
 #   IMAGE_SRC            this directory (templates, rootfs/)
 #   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT BUSYBOX E2FSCK
+#   TOOLS_LIST           programs from Debian packages (image/stage-tools.sh)
 #   ISOLINUX_DIR SYSLINUX_BIOS_DIR GRUB_EFI_DIR  boot loader files
 #   SOURCE_DATE_EPOCH    every date, the disk id and the volume UUID
 #   V=1                  show the commands
@@ -25,6 +26,7 @@ export LC_ALL=C TZ=UTC
 
 : "${ISO:?}" "${WORK:?}" "${IMAGE_SRC:?}" "${KERNEL:?}" "${KERNEL_RELEASE_FILE:?}"
 : "${RESCUE_INIT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${TOOLS_LIST:=$IMAGE_SRC/tools.list}"
 : "${ISOLINUX_DIR:=/usr/lib/ISOLINUX}"
 : "${SYSLINUX_BIOS_DIR:=/usr/lib/syslinux/modules/bios}"
 : "${GRUB_EFI_DIR:=/usr/lib/grub/x86_64-efi}"
@@ -151,6 +153,14 @@ stage_rootfs() {
 		>"$STAGE/boot/release"
 }
 
+# The programs of TOOLS_LIST with their libraries, and the manifest of
+# every Debian package on the ISO (these, busybox, e2fsck, boot loaders).
+stage_tools() {
+	"$IMAGE_SRC/stage-tools.sh" "$TOOLS_LIST" "$STAGE" "$WORK" \
+		"$BUSYBOX" "$E2FSCK" "$ISOLINUX_DIR/isolinux.bin" \
+		"$SYSLINUX_BIOS_DIR/ldlinux.c32" "$GRUB_EFI_DIR/kernel.img"
+}
+
 # ---------------------------------------------------------------------------
 # Boot modes.  Each stages its files and sets its xorriso options.
 
@@ -244,11 +254,15 @@ normalise_tree() {
 }
 
 # The one xorriso call.  After the mkisofs option list (ended by --), the
-# native commands zisofs-compress the programs: the kernel reads them
+# native commands zisofs-compress the programs and libraries: the kernel reads them
 # through CONFIG_ZISOFS, while the kernel image and the boot loaders'
 # files under /boot stay uncompressed for isolinux and GRUB.
 make_iso() {
-	local log=$WORK/xorriso.log
+	local log=$WORK/xorriso.log d zisofs_dirs=()
+
+	for d in /bin /sbin /lib /lib64 /usr/bin /usr/sbin; do
+		[ ! -d "$STAGE$d" ] || zisofs_dirs+=("$d")
+	done
 
 	rm -f "$TMP_ISO"
 	if ! run xorriso -report_about SORRY -abort_on FAILURE \
@@ -266,7 +280,7 @@ make_iso() {
 		"$STAGE" \
 		-- \
 		-zisofs level=9:block_size=128k \
-		-set_filter_r --zisofs /bin /sbin -- \
+		-set_filter_r --zisofs "${zisofs_dirs[@]}" -- \
 		>"$log" 2>&1; then
 		cat "$log" >&2
 		die "xorriso failed"
@@ -305,6 +319,7 @@ finish() {
 
 mkdir -p "$WORK"
 stage_rootfs
+stage_tools
 bios_cd
 bios_disk
 uefi_disk

@@ -17,11 +17,17 @@ ISOLINUX_DIR ?= /usr/lib/ISOLINUX
 SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
 GRUB_EFI_DIR ?= /usr/lib/grub/x86_64-efi
 
+# The programs from Debian packages (image/stage-tools.sh); the ISO is
+# rebuilt when an installed package changes.
+TOOLS_LIST ?= $(IMAGE_SRC)/tools.list
+DPKG_STATUS := /var/lib/dpkg/status
+
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
 # Boot loader files from the host's packages: an update of any of them
 # rebuilds the ISO (a whole directory, so that no list of the files
 # build-iso.sh takes is kept twice).
-IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* 	$(SYSLINUX_BIOS_DIR)/*.c32 $(GRUB_EFI_DIR)/*.mod $(GRUB_EFI_DIR)/*.lst))
+IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* \
+	$(SYSLINUX_BIOS_DIR)/*.c32 $(GRUB_EFI_DIR)/*.mod $(GRUB_EFI_DIR)/*.lst))
 
 # What the ISO depends on beyond file dates: the values build-iso.sh gets
 # (SOURCE_DATE_EPOCH gives dates and the disk id), and the shape of image/
@@ -32,7 +38,8 @@ IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
 	RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
 	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
-	GRUB_EFI_DIR='$(GRUB_EFI_DIR)' SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)'
+	GRUB_EFI_DIR='$(GRUB_EFI_DIR)' TOOLS_LIST='$(TOOLS_LIST)' \
+	SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)'
 IMAGE_SETTINGS := $(IMAGE_WORK)/settings
 $(IMAGE_SETTINGS): FORCE
 	$(call write-if-changed,$@,$(IMAGE_ENV))
@@ -47,7 +54,7 @@ iso: $(ISO) $(ISO).sha256
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
 $(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(IMAGE_HOST_FILES) \
-		$(IMAGE_INPUTS) $(IMAGE_SETTINGS) $(IMAGE_TREE) | deps
+		$(IMAGE_INPUTS) $(TOOLS_LIST) $(DPKG_STATUS) $(IMAGE_SETTINGS) $(IMAGE_TREE) | deps
 	$(call msg,MKISO,$@)
 	$(Q)$(IMAGE_ENV) '$(IMAGE_SRC)/build-iso.sh'
 

@@ -222,7 +222,9 @@ static void __attribute__((noreturn)) exec_shell(struct slot *s)
 		"PATH=/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/root",
 		"PS1=rescue:\\w# ", "USER=root", "LOGNAME=root", term, shell,
 		/* / is read-only: history goes to tmpfs */
-		"HISTFILE=/tmp/.ash_history", NULL
+		"HISTFILE=/tmp/.ash_history",
+		/* aliases and settings of interactive shells */
+		"ENV=/etc/shrc", NULL
 	};
 	sigset_t none;
 

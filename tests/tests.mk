@@ -35,3 +35,4 @@ check-build: $(ISO) $(ISO).sha256 | deps
 		'$(TOP)/tests/build.sh' '$(BUILD)' '$(BUILD)/test-build' '$(TEST_LOGS)'
 
 $(eval $(call qemu-suite,boot,boottest.py))
+$(eval $(call qemu-suite,storage,storage.py))
