@@ -9,20 +9,41 @@ IMAGE_WORK := $(BUILD)/image
 RESCUE_INIT ?= $(BUILD)/rescue-init/rescue-init
 
 # Programs from Debian packages (busybox-static, e2fsck-static) and boot
-# loaders (isolinux, syslinux-common, grub-efi-amd64-bin).
+# loaders (isolinux, syslinux-common; shim-signed, shim-helpers-amd64-signed,
+# grub-efi-amd64-signed).
 BUSYBOX ?= /bin/busybox
 E2FSCK ?= /sbin/e2fsck.static
 ISOLINUX_DIR ?= /usr/lib/ISOLINUX
 SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
-GRUB_EFI_DIR ?= /usr/lib/grub/x86_64-efi
+SHIM ?= /usr/lib/shim/shimx64.efi.signed
+MOKMANAGER_EFI ?= /usr/lib/shim/mmx64.efi.signed
+GRUB_EFI ?= /usr/lib/grub/x86_64-efi-signed/gcdx64.efi.signed
+
+# The Secure Boot signing key: by default one pair per builder, made once
+# outside the repository; SIGN_KEY= SIGN_CERT= name another (for example
+# a key in the machine's own db).
+SIGN_DIR := $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/rescue-iso
+ifneq ($(origin SIGN_KEY),$(origin SIGN_CERT))
+$(error name both SIGN_KEY= (PEM private key) and SIGN_CERT= (its PEM certificate), or neither)
+endif
+SIGN_KEY_DEFAULT := $(if $(filter undefined,$(origin SIGN_KEY)),create)
+SIGN_KEY ?= $(SIGN_DIR)/signing-key.pem
+SIGN_CERT ?= $(SIGN_DIR)/signing-cert.pem
+override SIGN_KEY := $(abspath $(SIGN_KEY))
+override SIGN_CERT := $(abspath $(SIGN_CERT))
 
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
 
-# The ISO also depends on the value of SOURCE_DATE_EPOCH (dates, disk id):
-# this file changes only when the value does.
+# The ISO also depends on the value of SOURCE_DATE_EPOCH (dates, disk id)
+# and on which key signs it: this file changes only when they do.
 IMAGE_EPOCH := $(IMAGE_WORK)/source-date-epoch
 $(IMAGE_EPOCH): FORCE
-	$(call write-if-changed,$@,$(SOURCE_DATE_EPOCH))
+	$(call write-if-changed,$@,$(SOURCE_DATE_EPOCH) $(SIGN_KEY) $(SIGN_CERT))
+
+# The signing key pair: made when it is the default one and missing; a
+# pair named with SIGN_KEY= must exist.
+$(SIGN_KEY) $(SIGN_CERT) &: | deps
+	$(Q)'$(IMAGE_SRC)/signing-key.sh' '$(SIGN_KEY)' '$(SIGN_CERT)' $(SIGN_KEY_DEFAULT)
 
 .PHONY: iso
 iso: $(ISO) $(ISO).sha256
@@ -31,13 +52,14 @@ iso: $(ISO) $(ISO).sha256
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
 $(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(BUSYBOX) $(E2FSCK) \
-		$(IMAGE_INPUTS) $(IMAGE_EPOCH) | deps
+		$(IMAGE_INPUTS) $(IMAGE_EPOCH) $(SIGN_KEY) $(SIGN_CERT) | deps
 	$(call msg,MKISO,$@)
 	$(Q)ISO='$@' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 		KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
 		RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
 		ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
-		GRUB_EFI_DIR='$(GRUB_EFI_DIR)' \
+		SHIM='$(SHIM)' MOKMANAGER_EFI='$(MOKMANAGER_EFI)' GRUB_EFI='$(GRUB_EFI)' \
+		SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' \
 		'$(IMAGE_SRC)/build-iso.sh'
 
 $(ISO).sha256: $(ISO) ;
