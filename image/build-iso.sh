@@ -202,14 +202,23 @@ bios_disk() {
 	)
 }
 
-# The kernel, signed with the builder's key for shim to check under
-# Secure Boot (against db, or the MOK list once the certificate is
-# enrolled).  sbsign's PKCS#7 signature has no signing time and RSA
-# PKCS#1 v1.5 is deterministic: the same key gives the same bytes.
+# sign IN OUT: IN signed with the builder's key (SIGN_KEY, SIGN_CERT);
+# an existing signature stays and the new one comes after it.  sbsign's
+# PKCS#7 carries the signing time from the clock; faketime sets that to
+# SOURCE_DATE_EPOCH, so the same key gives the same bytes (the RSA
+# PKCS#1 v1.5 signature itself is deterministic).  A key with a
+# passphrase makes openssl ask on the terminal.
+sign() {
+	run faketime "$(date -u -d "@$SOURCE_DATE_EPOCH" '+%Y-%m-%d %H:%M:%S')" \
+		sbsign --key "$SIGN_KEY" --cert "$SIGN_CERT" --output "$2" "$1" \
+		2>"$WORK/sbsign.log" ||
+		{ cat "$WORK/sbsign.log" >&2; die "sbsign of $1 with $SIGN_KEY failed"; }
+}
+
+# The kernel, for shim to check under Secure Boot: against db, or the MOK
+# list once the certificate is enrolled.
 sign_kernel() {
-	run sbsign --key "$SIGN_KEY" --cert "$SIGN_CERT" \
-		--output "$STAGE$KERNEL_ON_ISO" "$KERNEL" 2>"$WORK/sbsign.log" ||
-		{ cat "$WORK/sbsign.log" >&2; die "sbsign of $KERNEL with $SIGN_KEY failed"; }
+	sign "$KERNEL" "$STAGE$KERNEL_ON_ISO"
 	run sbverify --cert "$SIGN_CERT" "$STAGE$KERNEL_ON_ISO" >/dev/null 2>&1 ||
 		die "the signed kernel does not verify with $SIGN_CERT"
 }
@@ -233,10 +242,10 @@ uefi_disk() {
 	# Someone else's GRUB (no signature: not Debian's) is signed with
 	# the builder's key, so that a machine whose db holds only that key
 	# accepts it.
-	cp "$GRUB_EFI" "$grub"
-	if ! sbverify --list "$grub" 2>/dev/null | grep -q '^signature 1'; then
-		run sbsign --key "$SIGN_KEY" --cert "$SIGN_CERT" --output "$grub" "$GRUB_EFI" \
-			2>"$WORK/sbsign.log" || { cat "$WORK/sbsign.log" >&2; die "sbsign of $GRUB_EFI failed"; }
+	if sbverify --list "$GRUB_EFI" 2>/dev/null | grep -q '^signature 1'; then
+		cp "$GRUB_EFI" "$grub"
+	else
+		sign "$GRUB_EFI" "$grub"
 	fi
 
 	rm -rf "$esp" "$img"
@@ -244,9 +253,7 @@ uefi_disk() {
 	# shim keeps Microsoft's signatures first and gets the builder's
 	# as the last one, so that firmware whose db holds only the
 	# builder's key (a machine whose owner enrolled it) starts it too.
-	run sbsign --key "$SIGN_KEY" --cert "$SIGN_CERT" \
-		--output "$esp$ESP_LOADER_DIR/BOOTX64.EFI" "$SHIM" 2>"$WORK/sbsign.log" ||
-		{ cat "$WORK/sbsign.log" >&2; die "sbsign of $SHIM failed"; }
+	sign "$SHIM" "$esp$ESP_LOADER_DIR/BOOTX64.EFI"
 	install -m 0644 "$grub" "$esp$ESP_LOADER_DIR/grubx64.efi"
 	install -m 0644 "$MOKMANAGER_EFI" "$esp$MOKMANAGER"
 	openssl x509 -in "$SIGN_CERT" -outform DER -out "$esp$CERT_ON_ESP" ||

@@ -76,6 +76,8 @@ BAD = [
     ('smoke test failed', r'rescue-check: FAIL[^\n]*'),
     ('shell respawn loop', r'[^\n]*not respawning[^\n]*'),
     ('kernel oops', r'\bOops\b|\bBUG: [^\n]*|general protection fault'),
+    # GRUB's errors: a refused or missing kernel ("bad shim signature").
+    ('GRUB error', r'(?m)^error: [^\n]*'),
 ]
 # `Waiting for root device` is fine for a moment (USB sticks enumerate
 # late); it is bad only when no root gets mounted within this many seconds.
@@ -345,14 +347,15 @@ class Ctx:
         vm.boot()
         return vm
 
-    def cdrom(self):
-        return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file=' + self.iso,
+    def cdrom(self, iso=None):
+        return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file='
+                + (iso or self.iso),
                 '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=0']
 
-    def usb_stick(self):
+    def usb_stick(self, iso=None):
         # snapshot=on: the guest may write, the ISO file never changes.
         return ['-device', 'qemu-xhci,id=xhci',
-                '-drive', 'if=none,id=stick,format=raw,snapshot=on,file=' + self.iso,
+                '-drive', 'if=none,id=stick,format=raw,snapshot=on,file=' + (iso or self.iso),
                 '-device', 'usb-storage,bus=xhci.0,drive=stick,bootindex=0']
 
     def hard_disk(self):
@@ -483,9 +486,9 @@ def sha256(path):
     return h.hexdigest()
 
 
-def host(c, args):
+def host(c, args, env=None):
     c.log.write('\n[boottest] host: %s\n' % shlex.join(args))
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
     c.log.write(r.stdout + r.stderr + '[boottest] exit status %d\n' % r.returncode)
     return r
 
