@@ -23,7 +23,7 @@ GRUB_EFI ?= /usr/lib/grub/x86_64-efi-signed/gcdx64.efi.signed
 # outside the repository; SIGN_KEY= SIGN_CERT= name another (for example
 # a key in the machine's own db).
 SIGN_DIR := $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/rescue-iso
-ifneq ($(origin SIGN_KEY),$(origin SIGN_CERT))
+ifneq ($(filter undefined,$(origin SIGN_KEY)),$(filter undefined,$(origin SIGN_CERT)))
 $(error name both SIGN_KEY= (PEM private key) and SIGN_CERT= (its PEM certificate), or neither)
 endif
 SIGN_KEY_DEFAULT := $(if $(filter undefined,$(origin SIGN_KEY)),create)
