@@ -13,6 +13,7 @@ RESCUE_INIT ?= $(BUILD)/rescue-init/rescue-init
 # grub-efi-amd64-signed).
 BUSYBOX ?= /bin/busybox
 E2FSCK ?= /sbin/e2fsck.static
+HOST_FILES += $(BUSYBOX) $(E2FSCK)
 ISOLINUX_DIR ?= /usr/lib/ISOLINUX
 SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
 SHIM ?= /usr/lib/shim/shimx64.efi.signed
@@ -33,12 +34,32 @@ override SIGN_KEY := $(abspath $(SIGN_KEY))
 override SIGN_CERT := $(abspath $(SIGN_CERT))
 
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
+# Boot loader files from the host's packages: an update of any of them
+# rebuilds the ISO (a whole directory, so that no list of the files
+# build-iso.sh takes is kept twice).
+IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* 	$(SYSLINUX_BIOS_DIR)/*.c32) $(SHIM) $(MOKMANAGER_EFI) $(GRUB_EFI))
 
-# The ISO also depends on the value of SOURCE_DATE_EPOCH (dates, disk id)
-# and on which key signs it: this file changes only when they do.
-IMAGE_EPOCH := $(IMAGE_WORK)/source-date-epoch
-$(IMAGE_EPOCH): FORCE
-	$(call write-if-changed,$@,$(SOURCE_DATE_EPOCH) $(SIGN_KEY) $(SIGN_CERT))
+# What the ISO depends on beyond file dates: the values build-iso.sh gets
+# (SOURCE_DATE_EPOCH gives dates and the disk id; the key pair signs),
+# and the shape of image/ -- every path with its type and mode -- so that
+# deleting, adding or chmod-ing a file there rebuilds the ISO. Each file
+# changes only when its text does (Kbuild's if_changed).
+IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
+	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
+	RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
+	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
+	SHIM='$(SHIM)' MOKMANAGER_EFI='$(MOKMANAGER_EFI)' GRUB_EFI='$(GRUB_EFI)' \
+	SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' \
+	SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)'
+# Exported, so that a test suite can build another ISO from the same
+# inputs with build-iso.sh, giving its own ISO, WORK and key pair.
+export BUILD_ISO = $(IMAGE_ENV)
+IMAGE_SETTINGS := $(IMAGE_WORK)/settings
+$(IMAGE_SETTINGS): FORCE
+	$(call write-if-changed,$@,$(IMAGE_ENV))
+IMAGE_TREE := $(IMAGE_WORK)/tree
+$(IMAGE_TREE): FORCE
+	$(call write-if-changed,$@,$(shell cd '$(IMAGE_SRC)' && find . ! -name '*~' -printf '%p %y %m;' | LC_ALL=C sort))
 
 # The signing key pair: made when it is the default one and missing; a
 # pair named with SIGN_KEY= must exist.
@@ -60,14 +81,15 @@ export BUILD_ISO := IMAGE_SRC='$(IMAGE_SRC)' \
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
-$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(BUSYBOX) $(E2FSCK) \
-		$(IMAGE_INPUTS) $(IMAGE_EPOCH) $(SIGN_KEY) $(SIGN_CERT) | deps
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(IMAGE_HOST_FILES) \
+		$(IMAGE_INPUTS) $(IMAGE_SETTINGS) $(IMAGE_TREE) $(SIGN_KEY) $(SIGN_CERT) | deps
 	$(call msg,MKISO,$@)
-	$(Q)$(BUILD_ISO) ISO='$@' WORK='$(IMAGE_WORK)' \
-		SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' \
-		'$(IMAGE_SRC)/build-iso.sh'
+	$(Q)$(IMAGE_ENV) '$(IMAGE_SRC)/build-iso.sh'
 
-$(ISO).sha256: $(ISO) ;
+# The checksum is made from the ISO on disk, so it is redone whenever it
+# is missing or older than the ISO (an interrupted build included).
+$(ISO).sha256: $(ISO)
+	$(Q)cd '$(@D)' && sha256sum '$(<F)' >'$(@F).tmp' && mv -f '$(@F).tmp' '$(@F)'
 
 # ---------------------------------------------------------------------------
 # make run / run-uefi: boot the ISO in QEMU with the serial console on the
