@@ -69,15 +69,6 @@ $(SIGN_KEY) $(SIGN_CERT) &: | deps
 .PHONY: iso
 iso: $(ISO) $(ISO).sha256
 
-# What build-iso.sh is given besides ISO, WORK and the key.  Exported, so
-# that a test suite can build another ISO from the same inputs (signed
-# with another key) with build-iso.sh.
-export BUILD_ISO := IMAGE_SRC='$(IMAGE_SRC)' \
-	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
-	RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
-	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
-	SHIM='$(SHIM)' MOKMANAGER_EFI='$(MOKMANAGER_EFI)' GRUB_EFI='$(GRUB_EFI)'
-
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
