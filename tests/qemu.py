@@ -27,20 +27,45 @@ import pexpect
 import pexpect.fdpexpect
 
 QEMU = 'qemu-system-x86_64'
-OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
-OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
-
-# Boot menu: (hotkey, title) per entry, from the contract.
-MENU = {
-    'rescue': ('r', 'Rescue system'),
-    'shell': ('s', 'Recovery shell (init=/bin/sh)'),
-    'check': ('t', 'Smoke test (rescue.check)'),
-    'nodevtmpfs': ('w', 'Without kernel devtmpfs mount (devtmpfs.mount=0)'),
-    'hd': ('h', 'Boot from first hard disk'),
-    'reboot': ('b', 'Reboot'),
-    'poweroff': ('p', 'Power off'),
+OVMF_DIR = '/usr/share/OVMF'
+# UEFI firmware: code and the variable store it starts from.  'plain' has
+# Secure Boot off; the others have it on, with Microsoft's keys enrolled
+# (a PC as sold) or Debian's snakeoil test key as the only db key
+# (/usr/share/ovmf/PkKek-1-snakeoil.{key,pem}).
+OVMF = {
+    'plain': ('OVMF_CODE_4M.fd', 'OVMF_VARS_4M.fd'),
+    'ms': ('OVMF_CODE_4M.secboot.fd', 'OVMF_VARS_4M.ms.fd'),
+    'snakeoil': ('OVMF_CODE_4M.secboot.fd', 'OVMF_VARS_4M.snakeoil.fd'),
 }
-MENU_TITLE = MENU['rescue'][1]          # what tells us the menu is on screen
+# The Secure Boot build keeps its variables in SMM-protected flash.
+SECURE_BOOT_ARGS = ['-machine', 'q35,smm=on',
+                    '-global', 'driver=cfi.pflash01,property=secure,value=on']
+
+# The boot menu: image/menu.txt, which build-iso.sh makes the boot loaders'
+# menus from.  MENU maps each entry's id to (hotkey, title); UEFI_ONLY are
+# the ids isolinux does not show.
+MENU_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         '..', 'image', 'menu.txt')
+
+
+def read_menu(path=MENU_FILE):
+    menu, uefi_only = {}, set()
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            fields = [x.strip() for x in line.split('|')]
+            if not fields[0] or fields[0].startswith('#'):
+                continue
+            ident, key, kind, title = fields[:4]
+            menu[ident] = (key, title)
+            if kind == 'mokmanager':
+                uefi_only.add(ident)
+    return menu, uefi_only
+
+
+MENU, UEFI_ONLY = read_menu()
+MENU_DEFAULT = next(iter(MENU))         # the first entry
+MENU_TITLE = MENU[MENU_DEFAULT][1]      # what tells us the menu is on screen
+MENU_LAST = MENU[list(MENU)[-1]][1]     # drawn last: the menu is complete
 
 PROMPT = r'rescue:[^\n#]*# '            # rescue-init's PS1 'rescue:\w# '
 SH_PROMPT = 'SH_PROMPT# '               # what we set PS1 to in a bare /bin/sh
@@ -53,6 +78,8 @@ BAD = [
     ('smoke test failed', r'rescue-check: FAIL[^\n]*'),
     ('shell respawn loop', r'[^\n]*not respawning[^\n]*'),
     ('kernel oops', r'\bOops\b|\bBUG: [^\n]*|general protection fault'),
+    # GRUB's errors: a refused or missing kernel ("bad shim signature").
+    ('GRUB error', r'(?m)^error: [^\n]*'),
 ]
 # `Waiting for root device` is fine for a moment (USB sticks enumerate
 # late); it is bad only when no root gets mounted within this many seconds.
@@ -353,10 +380,21 @@ class Ctx:
         self.logs = [self.log]
         self.vms = []
 
-    def machine(self, disks=(), mem=256, uefi=False, extra=(), serial2=False,
-                monitor=False):
+    def efivars(self, firmware='plain'):
+        """A fresh copy of `firmware`'s variable store in the work dir;
+        pass it to machine(efivars=) to keep what one boot enrolled for
+        the next."""
+        path = os.path.join(self.work, 'vars-%s-%d.fd' % (firmware, len(self.vms)))
+        shutil.copyfile(os.path.join(OVMF_DIR, OVMF[firmware][1]), path)
+        return path
+
+    def machine(self, disks=(), mem=256, uefi=False, extra=(), efivars=None,
+                serial2=False, monitor=False):
         """QEMU with the serial console on our pty; `disks` are QEMU args.
 
+        uefi: False for SeaBIOS; True (or 'plain') for OVMF; 'ms' or
+        'snakeoil' for OVMF with Secure Boot on (see OVMF).  efivars: the
+        variable store to boot with (default: a fresh copy).
         serial2: a second serial port (the guest's ttyS1), as vm.ttyS1, a
         Port with its log in <test>.ttyS1.log.  monitor: QEMU's monitor on
         a unix socket, for vm.monitor('sendkey ctrl-alt-delete')."""
@@ -372,10 +410,13 @@ class Ctx:
         if monitor:
             args += ['-monitor', 'unix:%s,server=on,wait=off' % mon]
         if uefi:
-            vars_copy = os.path.join(self.work, 'OVMF_VARS_4M.fd')
-            shutil.copyfile(OVMF_VARS, vars_copy)
-            args += ['-drive', 'if=pflash,format=raw,unit=0,readonly=on,file=' + OVMF_CODE,
-                     '-drive', 'if=pflash,format=raw,unit=1,file=' + vars_copy]
+            firmware = 'plain' if uefi is True else uefi
+            code = os.path.join(OVMF_DIR, OVMF[firmware][0])
+            efivars = efivars or self.efivars(firmware)
+            if firmware != 'plain':
+                args += SECURE_BOOT_ARGS
+            args += ['-drive', 'if=pflash,format=raw,unit=0,readonly=on,file=' + code,
+                     '-drive', 'if=pflash,format=raw,unit=1,file=' + efivars]
         args += list(disks) + list(extra)
         vm = Machine(args, self.log)
         vm.monitor_path = mon if monitor else None
@@ -390,14 +431,15 @@ class Ctx:
             vm.ttyS1.boot()
         return vm
 
-    def cdrom(self):
-        return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file=' + self.iso,
+    def cdrom(self, iso=None):
+        return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file='
+                + (iso or self.iso),
                 '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=0']
 
-    def usb_stick(self):
+    def usb_stick(self, iso=None):
         # snapshot=on: the guest may write, the ISO file never changes.
         return ['-device', 'qemu-xhci,id=xhci',
-                '-drive', 'if=none,id=stick,format=raw,snapshot=on,file=' + self.iso,
+                '-drive', 'if=none,id=stick,format=raw,snapshot=on,file=' + (iso or self.iso),
                 '-device', 'usb-storage,bus=xhci.0,drive=stick,bootindex=0']
 
     def hard_disk(self):
@@ -430,7 +472,7 @@ def menu(vm, entry, uefi=False, default=False):
     m = vm.wait(re.escape(MENU_TITLE), 'the %s boot menu' % loader, MENU_TIMEOUT)
     menu_start = m.start()
     # Fully drawn: the last entry is there.
-    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole %s menu' % loader, 20)
+    vm.wait(re.escape(MENU_LAST), 'the whole %s menu' % loader, 20)
     screen = vm.buf[menu_start:]
     if default:
         vm.note('no key: the menu timeout boots the default entry')
@@ -441,7 +483,8 @@ def menu(vm, entry, uefi=False, default=False):
         key, title = MENU[entry]
         vm.send(key, label='%r (hotkey of "%s")' % (key, title))
     squeezed = re.sub(r'\s+', ' ', screen)
-    missing = [t for _, t in MENU.values() if t not in squeezed]
+    shown = [i for i in MENU if uefi or i not in UEFI_ONLY]
+    missing = [MENU[i][1] for i in shown if MENU[i][1] not in squeezed]
     if missing:
         raise Fail('%s menu lacks %s' % (loader, ', '.join(map(repr, missing))))
 
@@ -451,29 +494,7 @@ def boot_line(vm, line):
     `line`, a label followed by extra kernel arguments, e.g.
     'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
     vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
-    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
-    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
-    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
-    vm.type_line(line)
-
-
-def boot_line(vm, line):
-    """BIOS: leave isolinux's menu for its boot: prompt (Esc) and boot
-    `line`, a label followed by extra kernel arguments, e.g.
-    'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
-    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
-    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
-    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
-    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
-    vm.type_line(line)
-
-
-def boot_prompt(vm, line):
-    """Leave the isolinux menu with Esc and boot `line` at its boot:
-    prompt (a label, then extra kernel arguments)."""
-    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
-    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
-    vm.wait_quiet(0.5, 5)
+    vm.wait(re.escape(MENU_LAST), 'the whole isolinux menu', 20)
     vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
     vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
     vm.type_line(line)
@@ -564,9 +585,9 @@ def sha256(path):
     return h.hexdigest()
 
 
-def host(c, args):
+def host(c, args, env=None):
     c.log.write('\n[boottest] host: %s\n' % shlex.join(args))
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
     c.log.write(r.stdout + r.stderr + '[boottest] exit status %d\n' % r.returncode)
     return r
 
