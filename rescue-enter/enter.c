@@ -92,9 +92,13 @@ static int track_mount(const char *src, const char *dir, const char *type,
 	return 0;
 }
 
-/* Unmount the list in reverse; returns how many stayed mounted. */
+/*
+ * Unmount the list in reverse.  What stays mounted (busy) is reported
+ * with the command that finishes the job; returns how many stayed.
+ */
 static int teardown(void)
 {
+	char rest[1024] = "";
 	int left = 0;
 
 	sync();
@@ -103,16 +107,21 @@ static int teardown(void)
 
 		if (umount2(dir, UMOUNT_NOFOLLOW) == 0) {
 			say("unmounted %s", dir);
-		} else if (errno == EBUSY) {
+			continue;
+		}
+		if (errno == EBUSY)
 			say("%s is busy, left mounted (`fuser -m %s` names who uses it)",
 			    dir, dir);
-			left++;
-		} else {
+		else
 			say("umount %s: %s; left mounted", dir, strerror(errno));
-			left++;
-		}
+		left++;
+		if (strlen(rest) + strlen(dir) + 2 < sizeof(rest))
+			snprintf(rest + strlen(rest), sizeof(rest) - strlen(rest),
+				 " %s", dir);
 	}
 	sync();
+	if (left)
+		say("%d mount(s) left; once nothing uses them: umount%s", left, rest);
 	return left;
 }
 
@@ -186,6 +195,29 @@ static void mount_fstab_entry(struct target *t, const struct devlist *l,
 	say("mounted %s (%s) on %s", d->path, type, e->file);
 }
 
+/*
+ * An entry the installed system will mount at boot whose device is not
+ * here: systemd waits for it, then stops in emergency mode.  Say so now,
+ * while the user is here to fix fstab.
+ */
+static void check_fstab_device(const struct devlist *l,
+			       const struct fstab_entry *e)
+{
+	char value[FSTAB_FIELD_MAX];
+	const char *why;
+
+	if (opt_has(e->opts, "nofail") || opt_has(e->opts, "bind") ||
+	    spec_parse(e->spec, value, sizeof(value)) == SPEC_UNKNOWN)
+		return;
+	if (spec_parse(e->spec, value, sizeof(value)) == SPEC_PATH &&
+	    strncmp(value, "/dev/", 5) != 0)
+		return;		/* tmpfs, proc, a bind source: not a device */
+	if (!devs_resolve(l, e->spec, &why))
+		say("fstab line %u: %s %s: %s: the installed system will wait "
+		    "for it at boot, then stop in emergency mode", e->line,
+		    e->file, e->spec, why);
+}
+
 /* /usr, /var, /boot, /boot/efi from the target's own fstab. */
 static void mount_fstab(struct target *t, const struct devlist *l)
 {
@@ -212,6 +244,8 @@ static void mount_fstab(struct target *t, const struct devlist *l)
 			    e.line, e.file, e.type);
 		else if (opt_has(e.opts, "noauto"))
 			say("fstab line %u: %s is noauto: skipped", e.line, e.file);
+		else
+			check_fstab_device(l, &e);
 	}
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
 		found = 0;
@@ -388,8 +422,8 @@ static void run_shell(const struct target *t)
 	_exit(127);
 }
 
-/* Run the shell; returns its wait status, or -1.  TERM and HUP sent to
- * us are passed on to it; we go on waiting for it to end. */
+/* Run the shell; returns its wait status, or -1.  TERM or HUP sent to
+ * us hang the shell up; we go on waiting for it to end. */
 static int shell_session(const struct target *t)
 {
 	struct timespec tick = { 1, 0 };
@@ -397,21 +431,24 @@ static int shell_session(const struct target *t)
 	int status;
 	pid_t pid, r;
 
+	/* Blocked, SIGCHLD is queued for sigtimedwait instead of dropped. */
+	sigaddset(&wait_set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &wait_set, NULL);
 	pid = fork();
 	if (pid < 0) {
 		say("fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
-		sigprocmask(SIG_UNBLOCK, &stop_sigs, NULL);
+		sigprocmask(SIG_UNBLOCK, &wait_set, NULL);
 		run_shell(t);
 	}
-	sigaddset(&wait_set, SIGCHLD);
 	for (;;) {
 		int sig = sigtimedwait(&wait_set, NULL, &tick);
 
+		/* An interactive shell ignores TERM; a hangup ends it. */
 		if (sig == SIGTERM || sig == SIGHUP)
-			kill(pid, sig);
+			kill(pid, SIGHUP);
 		/* INT and QUIT were typed at the terminal: the shell's. */
 		r = waitpid(pid, &status, WNOHANG);
 		if (r == pid)
@@ -430,11 +467,11 @@ static void list_roots(const struct root *roots, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct blkdev *d = roots[i].dev;
 
-		fprintf(stderr, "  %-16s %-6s %s%s%s\n", d->path, d->id.type,
-			roots[i].pretty_name, d->dm_name[0] ? "  (" : "",
-			d->dm_name[0] ? d->dm_name : "");
+		fprintf(stderr, "  %-16s %-6s %s", d->path, d->id.type,
+			roots[i].pretty_name);
 		if (d->dm_name[0])
-			fputs(")\n", stderr);
+			fprintf(stderr, "  (%s)", d->dm_name);
+		fputc('\n', stderr);
 	}
 }
 
@@ -563,11 +600,8 @@ static int enter(struct target *t, const struct devlist *l)
 		say("interrupted (%s) before the shell started", strsignal(sig));
 	}
 	left = teardown();
-	if (left) {
-		say("%d mount(s) left under %s; when they are free: umount -R %s",
-		    left, t->dir, t->dir);
+	if (left)
 		return 1;
-	}
 	rmdir(t->dir);
 	if (status == -1)
 		return 1;

@@ -288,15 +288,18 @@ class Ctx:
         self.log = open(self.log_path, 'w', encoding='utf-8', errors='replace')
         self.vms = []
 
-    def machine(self, disks=(), mem=256, uefi=False, extra=()):
-        """QEMU with the serial console on our pty; `disks` are QEMU args."""
+    def machine(self, disks=(), mem=256, uefi=False, extra=(), uefi_vars=None):
+        """QEMU with the serial console on our pty; `disks` are QEMU args.
+        With uefi, the firmware's variables start empty, or are the file
+        `uefi_vars`, which keeps what the guest writes (boot entries)."""
         args = [QEMU, '-accel', 'tcg', '-nodefaults', '-no-reboot',
                 '-no-user-config', '-display', 'none', '-vga', 'std',
                 '-m', str(mem), '-smp', '1',
                 '-chardev', 'stdio,id=con,signal=off', '-serial', 'chardev:con']
         if uefi:
-            vars_copy = os.path.join(self.work, 'OVMF_VARS_4M.fd')
-            shutil.copyfile(OVMF_VARS, vars_copy)
+            vars_copy = uefi_vars or os.path.join(self.work, 'OVMF_VARS_4M.fd')
+            if not uefi_vars:
+                shutil.copyfile(OVMF_VARS, vars_copy)
             args += ['-drive', 'if=pflash,format=raw,unit=0,readonly=on,file=' + OVMF_CODE,
                      '-drive', 'if=pflash,format=raw,unit=1,file=' + vars_copy]
         args += list(disks) + list(extra)
