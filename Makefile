@@ -64,6 +64,13 @@ include $(TOP)/image/image.mk
 include $(TOP)/tests/tests.mk
 include $(TOP)/bench/bench.mk
 
+# Files from Debian packages that rules depend on (the kernel tarball,
+# busybox, ...; each .mk adds its own to HOST_FILES). On a bare machine they
+# are not there yet: this rule makes `deps` install their packages first,
+# instead of make stopping with "No rule to make target".
+$(sort $(HOST_FILES)): | deps
+	$(Q)test -e '$@' || { echo "error: $@ is missing; it should come from a package in scripts/packages.txt" >&2; exit 1; }
+
 # ---------------------------------------------------------------------------
 # make check: every suite runs even when an earlier one failed; each writes
 # $(BUILD)/test-logs/<suite>.summary ("N passed, N failed") and the total

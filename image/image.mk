@@ -12,6 +12,7 @@ RESCUE_INIT ?= $(BUILD)/rescue-init/rescue-init
 # loaders (isolinux, syslinux-common, grub-efi-amd64-bin).
 BUSYBOX ?= /bin/busybox
 E2FSCK ?= /sbin/e2fsck.static
+HOST_FILES += $(BUSYBOX) $(E2FSCK)
 ISOLINUX_DIR ?= /usr/lib/ISOLINUX
 SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
 GRUB_EFI_DIR ?= /usr/lib/grub/x86_64-efi

@@ -4,6 +4,7 @@
 # Stamps: linux-extracted -> linux-patched -> kernel-configured -> bzImage.
 
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+HOST_FILES += $(LINUX_TARBALL)
 LINUX_SRC := $(BUILD)/linux-src
 KERNEL_OUT := $(BUILD)/kernel
 KERNEL_IMAGE := $(KERNEL_OUT)/arch/x86/boot/bzImage

@@ -54,7 +54,7 @@ BAD = [
 ]
 # `Waiting for root device` is fine for a moment (USB sticks enumerate
 # late); it is bad only when no root gets mounted within this many seconds.
-ROOT_WAIT = ('Waiting for root device', r'Waiting for root device[^\n]*')
+ROOT_WAIT = ('Waiting for root device', r'Waiting for [^\n]*root device[^\n]*')
 ROOT_WAIT_LIMIT = 20
 ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
 
@@ -110,6 +110,7 @@ class Machine:
         self.exitstatus = None
         self.received = 0       # raw characters read so far
         self.commands = 0       # commands run, numbers their end markers
+        self.cmd_start = 0      # where the console stood when the last command was typed
 
     def note(self, text):
         """A harness line in the log, set apart from console output."""
@@ -251,13 +252,19 @@ class Shell:
         `echo` of $? that the command's own echo cannot match."""
         self.vm.commands += 1
         mark = '@@%d@@' % self.vm.commands
+        self.vm.cmd_start = self.vm.pos
         self.vm.type_line('%s; echo %s$?@@' % (cmd, mark))
         m = self.vm.wait(re.escape(mark) + r'(\d+)@@', 'the answer to: ' + cmd,
                          secs, bad=bad)
         before = self.vm.buf[:m.start()]
-        # Output: from the line after our typed command up to the marker.
-        start = self.vm.buf.rfind(mark + '$?@@', 0, m.start())
-        start = self.vm.buf.find('\n', start) + 1 if start >= 0 else 0
+        # Output: from the line after our typed command (its echo, which
+        # holds the marker followed by $?) up to the marker. Without that
+        # echo there is no telling where the answer starts: never guess
+        # from the whole log, where menu text could match.
+        start = self.vm.buf.rfind(mark + '$?@@', self.vm.cmd_start, m.start())
+        if start < 0:
+            raise Fail('the console never echoed `%s`' % cmd)
+        start = self.vm.buf.find('\n', start) + 1
         # Kernel messages may land in the middle of the answer: drop them.
         out = KMSG_LINE.sub('', before[start:])
         status = int(m.group(1))
@@ -346,19 +353,32 @@ def menu(vm, entry, uefi=False, default=False):
     loader = 'GRUB' if uefi else 'isolinux'
     m = vm.wait(re.escape(MENU_TITLE), 'the %s boot menu' % loader, MENU_TIMEOUT)
     menu_start = m.start()
-    # Fully drawn (the last entry is there) and reading keys (quiet).
+    # Fully drawn: the last entry is there.
     vm.wait(re.escape(MENU['poweroff'][1]), 'the whole %s menu' % loader, 20)
-    vm.wait_quiet(0.5, 5)
     screen = vm.buf[menu_start:]
+    if default:
+        vm.note('no key: the menu timeout boots the default entry')
+    else:
+        # The hotkey goes first, before the 3 s countdown can run out: a
+        # slow check here must not let the default entry boot instead.
+        # Keys typed while the menu still draws wait in the UART.
+        key, title = MENU[entry]
+        vm.send(key, label='%r (hotkey of "%s")' % (key, title))
     squeezed = re.sub(r'\s+', ' ', screen)
     missing = [t for _, t in MENU.values() if t not in squeezed]
     if missing:
         raise Fail('%s menu lacks %s' % (loader, ', '.join(map(repr, missing))))
-    if default:
-        vm.note('no key: the menu timeout boots the default entry')
-    else:
-        key, title = MENU[entry]
-        vm.send(key, label='%r (hotkey of "%s")' % (key, title))
+
+
+def boot_line(vm, line):
+    """BIOS: leave isolinux's menu for its boot: prompt (Esc) and boot
+    `line`, a label followed by extra kernel arguments, e.g.
+    'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
+    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
+    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
+    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
+    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
+    vm.type_line(line)
 
 
 def boot_rescue(vm, what='the rescue shell prompt', respawn=False):
@@ -375,7 +395,8 @@ def boot_rescue(vm, what='the rescue shell prompt', respawn=False):
 def bare_shell(vm):
     """init=/bin/sh: no rescue-init. Wait for busybox sh, set a prompt we
     can match (typed split, so the echo of the command does not match)."""
-    vm.wait(r'[#$] $', 'the /bin/sh prompt', BOOT_TIMEOUT)
+    # The prompt ends a line, unless a kernel message lands right after it.
+    vm.wait(r'(?m)[#$] (?:$|(?=\[ *\d+\.\d+\]))', 'the /bin/sh prompt', BOOT_TIMEOUT)
     vm.wait_quiet(0.5, 5)
     vm.type_line("PS1='SH_''PROMPT# '")
     vm.wait(re.escape(SH_PROMPT), 'the new prompt', CMD_TIMEOUT)
