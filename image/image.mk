@@ -52,7 +52,8 @@ IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* \
 # changes only when its text does (Kbuild's if_changed).
 IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
-	RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
+	RESCUE_INIT='$(RESCUE_INIT)' RESCUE_ENTER='$(RESCUE_ENTER)' \
+	BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
 	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
 	SHIM='$(SHIM)' MOKMANAGER_EFI='$(MOKMANAGER_EFI)' GRUB_EFI='$(GRUB_EFI)' \
 	SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' TOOLS_LIST='$(TOOLS_LIST)' \
@@ -78,7 +79,7 @@ iso: $(ISO) $(ISO).sha256
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
-$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(IMAGE_HOST_FILES) \
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(RESCUE_ENTER) $(IMAGE_HOST_FILES) \
 		$(IMAGE_INPUTS) $(TOOLS_LIST) $(DPKG_STATUS) $(IMAGE_SETTINGS) $(IMAGE_TREE) \
 		$(SIGN_KEY) $(SIGN_CERT) | deps
 	$(call msg,MKISO,$@)

@@ -37,3 +37,4 @@ check-build: $(ISO) $(ISO).sha256 | deps
 $(eval $(call qemu-suite,boot,boottest.py))
 $(eval $(call qemu-suite,storage,storage.py))
 $(eval $(call qemu-suite,secureboot,secureboot.py))
+$(eval $(call qemu-suite,enter,enter.py))
