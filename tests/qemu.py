@@ -58,7 +58,7 @@ BAD = [
 ]
 # `Waiting for root device` is fine for a moment (USB sticks enumerate
 # late); it is bad only when no root gets mounted within this many seconds.
-ROOT_WAIT = ('Waiting for root device', r'Waiting for root device[^\n]*')
+ROOT_WAIT = ('Waiting for root device', r'Waiting for [^\n]*root device[^\n]*')
 ROOT_WAIT_LIMIT = 20
 ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
 
@@ -415,6 +415,17 @@ def menu(vm, entry, uefi=False, default=False):
     missing = [t for _, t in MENU.values() if t not in squeezed]
     if missing:
         raise Fail('%s menu lacks %s' % (loader, ', '.join(map(repr, missing))))
+
+
+def boot_line(vm, line):
+    """BIOS: leave isolinux's menu for its boot: prompt (Esc) and boot
+    `line`, a label followed by extra kernel arguments, e.g.
+    'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
+    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
+    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
+    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
+    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
+    vm.type_line(line)
 
 
 def boot_rescue(vm, what='the rescue shell prompt', respawn=False):
