@@ -30,7 +30,7 @@ $(BENCH_PEER)/stamp: $(TOP)/bench/peer.sh | deps
 bench-peer: $(BENCH_PEER)/stamp
 
 bench: $(ISO) $(BENCH_PEER)/stamp | deps
-	$(call msg,BENCH,$(BENCH_RUNS) interleaved boots per configuration, then -m bisection)
+	$(call msg,BENCH,$(BENCH_RUNS) interleaved boots per configuration; -m bisection unless BENCH_MEM_LO=0)
 	$(Q)'$(TOP)/bench/bench.py' run --out '$(BENCH_DIR)' --iso '$(ISO)' \
 		--kernel '$(KERNEL_IMAGE)' --init '$(RESCUE_INIT)' --peer '$(BENCH_PEER)' \
 		--runs $(BENCH_RUNS) --mem $(BENCH_MEM) \
