@@ -67,8 +67,8 @@ ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
 BAD_LOW_MEMORY = [
     ('out of memory', r'[Oo]ut of memory[^\n]*'),
     ('initramfs unpacking failed', r'Initramfs unpacking failed[^\n]*'),
-    # isolinux that cannot start the kernel it loaded goes back to its menu.
-    ('isolinux back at its menu', r'Loading \S+\.\.\. ok[\s\S]*?' + re.escape(MENU_TITLE)),
+    # isolinux that cannot place the kernel it loaded (then back to its menu).
+    ('isolinux could not start the kernel', r'Booting kernel failed[^\n]*(?=\n)'),
 ]
 
 TIMEOUT_FACTOR = float(os.environ.get('TIMEOUT_FACTOR') or 1)
