@@ -116,21 +116,20 @@ def boot(cfg, a, mem, name, low_memory=False):
     if vm is None:
         return r
     lines = vm.lines()
+    kmsgs = [(t, printk_time(line), line) for t, line in lines
+             if printk_time(line) is not None]
     # Host time of printk time 0: the smallest arrival - timestamp over
     # printk lines (lines printed live arrive at once; lines replayed when
     # the serial console registers arrive late and do not count).
-    starts = [t - printk_time(line) for t, line in lines if printk_time(line) is not None]
-    if starts:
-        r["kernel_start"] = min(starts)
-    for t, line in lines:
-        if line.startswith("rescue-init: "):
-            r["init_msg"] = t       # the init's first console line
-            break
+    if kmsgs:
+        r["kernel_start"] = min(t - ts for t, ts, _ in kmsgs)
     for key, pat in (("ts_root", ROOT_MOUNTED), ("ts_init", RUN_INIT)):
-        ts = [printk_time(line) for t, line in lines
-              if printk_time(line) is not None and re.search(pat, line)]
-        if ts:
-            r[key] = ts[0]
+        found = [ts for _, ts, line in kmsgs if re.search(pat, line)]
+        if found:
+            r[key] = found[0]
+    init_lines = [t for t, line in lines if line.startswith("rescue-init: ")]
+    if init_lines:
+        r["init_msg"] = init_lines[0]       # the init's first console line
     return r
 
 
