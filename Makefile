@@ -88,7 +88,7 @@ check: all
 # The README's pictures: QEMU screendumps of the VGA screen.
 .PHONY: screenshots
 screenshots: $(ISO) | deps
-	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs'
+	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs' '$(TEST_LOGS)'
 
 .PHONY: clean distclean
 clean:
