@@ -59,6 +59,7 @@ deps:
 
 include $(TOP)/scripts/kernel.mk
 include $(TOP)/rescue-init/rescue-init.mk
+include $(TOP)/rescue-enter/rescue-enter.mk
 include $(TOP)/image/image.mk
 include $(TOP)/tests/tests.mk
 include $(TOP)/bench/bench.mk
@@ -103,6 +104,7 @@ help:
 	@echo '  make             install missing Debian packages (as root), build $(ISO)'
 	@echo '  make kernel      configure and build the kernel only ($(KERNEL_IMAGE))'
 	@echo '  make rescue-init build the static PID 1 only'
+	@echo '  make rescue-enter build the command that enters an installed system'
 	@echo '  make iso         assemble the hybrid ISO'
 	@echo 'Test:'
 	@echo '  make check       build what is missing, then run every test suite'

@@ -31,12 +31,12 @@ iso: $(ISO) $(ISO).sha256
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
-$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(BUSYBOX) $(E2FSCK) \
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(RESCUE_ENTER) $(BUSYBOX) $(E2FSCK) \
 		$(IMAGE_INPUTS) $(IMAGE_EPOCH) | deps
 	$(call msg,MKISO,$@)
 	$(Q)ISO='$@' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 		KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
-		RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
+		RESCUE_INIT='$(RESCUE_INIT)' RESCUE_ENTER='$(RESCUE_ENTER)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
 		ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
 		GRUB_EFI_DIR='$(GRUB_EFI_DIR)' \
 		'$(IMAGE_SRC)/build-iso.sh'

@@ -354,12 +354,14 @@ class Ctx:
         self.vms = []
 
     def machine(self, disks=(), mem=256, uefi=False, extra=(), serial2=False,
-                monitor=False):
+                monitor=False, uefi_vars=None):
         """QEMU with the serial console on our pty; `disks` are QEMU args.
 
         serial2: a second serial port (the guest's ttyS1), as vm.ttyS1, a
         Port with its log in <test>.ttyS1.log.  monitor: QEMU's monitor on
-        a unix socket, for vm.monitor('sendkey ctrl-alt-delete')."""
+        a unix socket, for vm.monitor('sendkey ctrl-alt-delete').
+        With uefi, the firmware's variables start empty, or are the file
+        `uefi_vars`, which keeps what the guest writes (boot entries)."""
         args = [QEMU, '-accel', 'tcg', '-nodefaults', '-no-reboot',
                 '-no-user-config', '-display', 'none', '-vga', 'std',
                 '-m', str(mem), '-smp', '1',
@@ -372,8 +374,9 @@ class Ctx:
         if monitor:
             args += ['-monitor', 'unix:%s,server=on,wait=off' % mon]
         if uefi:
-            vars_copy = os.path.join(self.work, 'OVMF_VARS_4M.fd')
-            shutil.copyfile(OVMF_VARS, vars_copy)
+            vars_copy = uefi_vars or os.path.join(self.work, 'OVMF_VARS_4M.fd')
+            if not uefi_vars:
+                shutil.copyfile(OVMF_VARS, vars_copy)
             args += ['-drive', 'if=pflash,format=raw,unit=0,readonly=on,file=' + OVMF_CODE,
                      '-drive', 'if=pflash,format=raw,unit=1,file=' + vars_copy]
         args += list(disks) + list(extra)

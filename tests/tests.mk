@@ -25,3 +25,4 @@ check-$(1): $$(ISO) | deps
 endef
 
 $(eval $(call qemu-suite,boot,boottest.py))
+$(eval $(call qemu-suite,enter,enter.py))
