@@ -15,7 +15,7 @@
 #   ISO                  final path; written as $ISO.tmp, renamed at the end
 #   WORK                 scratch directory (staging tree, EFI image, logs)
 #   IMAGE_SRC            this directory (templates, rootfs/)
-#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT RESCUE_ENTER BUSYBOX E2FSCK
+#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT RESCUE_ENTER RESCUE_BOOT BUSYBOX E2FSCK
 #   ISOLINUX_DIR SYSLINUX_BIOS_DIR GRUB_EFI_DIR  boot loader files
 #   SOURCE_DATE_EPOCH    every date, the disk id and the volume UUID
 #   V=1                  show the commands
@@ -24,7 +24,7 @@ umask 022
 export LC_ALL=C TZ=UTC
 
 : "${ISO:?}" "${WORK:?}" "${IMAGE_SRC:?}" "${KERNEL:?}" "${KERNEL_RELEASE_FILE:?}"
-: "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${RESCUE_BOOT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${ISOLINUX_DIR:=/usr/lib/ISOLINUX}"
 : "${SYSLINUX_BIOS_DIR:=/usr/lib/syslinux/modules/bios}"
 : "${GRUB_EFI_DIR:=/usr/lib/grub/x86_64-efi}"
@@ -105,6 +105,7 @@ stage_rootfs() {
 
 	install -m 0755 "$RESCUE_INIT" "$STAGE/sbin/init"
 	install -m 0755 "$RESCUE_ENTER" "$STAGE/sbin/rescue-enter"
+	install -m 0755 "$RESCUE_BOOT" "$STAGE/sbin/rescue-boot"
 	install -m 0755 "$BUSYBOX" "$STAGE/bin/busybox"
 	install -m 0755 "$E2FSCK" "$STAGE/sbin/e2fsck"
 	for target in fsck.ext2 fsck.ext3 fsck.ext4; do
