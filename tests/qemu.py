@@ -36,6 +36,7 @@ MENU = {
     'shell': ('s', 'Recovery shell (init=/bin/sh)'),
     'check': ('t', 'Smoke test (rescue.check)'),
     'nodevtmpfs': ('w', 'Without kernel devtmpfs mount (devtmpfs.mount=0)'),
+    'installed': ('i', 'Boot installed Linux with the rescue kernel'),
     'hd': ('h', 'Boot from first hard disk'),
     'reboot': ('b', 'Reboot'),
     'poweroff': ('p', 'Power off'),
@@ -555,7 +556,10 @@ TESTS = []
 
 
 def test(func):
-    TESTS.append(func)
+    # Only the suite being run: another suite imported for its helpers
+    # (its fixtures) does not add its own tests.
+    if func.__module__ == '__main__':
+        TESTS.append(func)
     return func
 
 

@@ -26,3 +26,4 @@ endef
 
 $(eval $(call qemu-suite,boot,boottest.py))
 $(eval $(call qemu-suite,enter,enter.py))
+$(eval $(call qemu-suite,boot-installed,boot_installed.py))
