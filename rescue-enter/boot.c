@@ -158,7 +158,6 @@ static int mount_root(const struct root *r)
 	ssize_t n;
 	int found = 0, k;
 
-	mkdir(BOOT_DIR, 0700);
 	mkdir(ROOT_DIR, 0755);
 	if (mount(d->path, ROOT_DIR, d->id.type, MS_RDONLY, "")) {
 		say("mount %s (%s) read-only: %s", d->path, d->id.type,
@@ -310,7 +309,8 @@ static void __attribute__((noreturn)) boot_pid1(const char *arg)
 	sigset_t none;
 	int old_root;
 
-	say("looking for the installed root (rescue.boot=%s)", arg);
+	say("looking for the installed root: %s", arg);
+	mkdir(BOOT_DIR, 0700);
 	if (devs_scan(&l)) {
 		say("cannot list block devices: %s", strerror(errno));
 		back_to_rescue();
@@ -371,6 +371,7 @@ static int request(const char *arg)
 		say("must run as root");
 		return 1;
 	}
+	mkdir(BOOT_DIR, 0700);
 	if (devs_scan(&l)) {
 		say("cannot list block devices: %s", strerror(errno));
 		return 1;
