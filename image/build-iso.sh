@@ -43,7 +43,7 @@ run() {
 
 # A failed or interrupted build leaves no partial ISO; the previous one,
 # if any, stays until the new one is complete.
-cleanup() { rm -f "$TMP_ISO" "$ISO.sha256.tmp"; }
+cleanup() { rm -f "$TMP_ISO"; }
 trap cleanup EXIT
 trap 'echo "build-iso.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 
@@ -286,11 +286,10 @@ make_iso() {
 finish() {
 	local sum size mib aim
 
+	# The checksum file is make's: it is redone from the ISO on disk.
 	sum=$(sha256sum "$TMP_ISO" | cut -d' ' -f1)
-	printf '%s  %s\n' "$sum" "${ISO##*/}" >"$ISO.sha256.tmp"
 	size=$(stat -c %s "$TMP_ISO")
 	mv -f "$TMP_ISO" "$ISO"
-	mv -f "$ISO.sha256.tmp" "$ISO.sha256"
 
 	mib=$(awk -v s="$size" 'BEGIN { printf "%.2f", s / 1048576 }')
 	if [ "$size" -le $((8 * 1048576)) ]; then

@@ -18,12 +18,28 @@ SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
 GRUB_EFI_DIR ?= /usr/lib/grub/x86_64-efi
 
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
+# Boot loader files from the host's packages: an update of any of them
+# rebuilds the ISO (a whole directory, so that no list of the files
+# build-iso.sh takes is kept twice).
+IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* 	$(SYSLINUX_BIOS_DIR)/*.c32 $(GRUB_EFI_DIR)/*.mod $(GRUB_EFI_DIR)/*.lst))
 
-# The ISO also depends on the value of SOURCE_DATE_EPOCH (dates, disk id):
-# this file changes only when the value does.
-IMAGE_EPOCH := $(IMAGE_WORK)/source-date-epoch
-$(IMAGE_EPOCH): FORCE
-	$(call write-if-changed,$@,$(SOURCE_DATE_EPOCH))
+# What the ISO depends on beyond file dates: the values build-iso.sh gets
+# (SOURCE_DATE_EPOCH gives dates and the disk id), and the shape of image/
+# -- every path with its type and mode -- so that deleting, adding or
+# chmod-ing a file there rebuilds the ISO. Each file changes only when its
+# text does (Kbuild's if_changed).
+IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
+	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
+	RESCUE_INIT='$(RESCUE_INIT)' RESCUE_ENTER='$(RESCUE_ENTER)' \
+	RESCUE_BOOT='$(RESCUE_BOOT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
+	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
+	GRUB_EFI_DIR='$(GRUB_EFI_DIR)' SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)'
+IMAGE_SETTINGS := $(IMAGE_WORK)/settings
+$(IMAGE_SETTINGS): FORCE
+	$(call write-if-changed,$@,$(IMAGE_ENV))
+IMAGE_TREE := $(IMAGE_WORK)/tree
+$(IMAGE_TREE): FORCE
+	$(call write-if-changed,$@,$(shell cd '$(IMAGE_SRC)' && find . ! -name '*~' -printf '%p %y %m;' | LC_ALL=C sort))
 
 .PHONY: iso
 iso: $(ISO) $(ISO).sha256
@@ -31,17 +47,15 @@ iso: $(ISO) $(ISO).sha256
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
-$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(RESCUE_ENTER) $(RESCUE_BOOT) $(BUSYBOX) $(E2FSCK) \
-		$(IMAGE_INPUTS) $(IMAGE_EPOCH) | deps
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(RESCUE_ENTER) $(RESCUE_BOOT) $(IMAGE_HOST_FILES) \
+		$(IMAGE_INPUTS) $(IMAGE_SETTINGS) $(IMAGE_TREE) | deps
 	$(call msg,MKISO,$@)
-	$(Q)ISO='$@' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
-		KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
-		RESCUE_INIT='$(RESCUE_INIT)' RESCUE_ENTER='$(RESCUE_ENTER)' RESCUE_BOOT='$(RESCUE_BOOT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
-		ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
-		GRUB_EFI_DIR='$(GRUB_EFI_DIR)' \
-		'$(IMAGE_SRC)/build-iso.sh'
+	$(Q)$(IMAGE_ENV) '$(IMAGE_SRC)/build-iso.sh'
 
-$(ISO).sha256: $(ISO) ;
+# The checksum is made from the ISO on disk, so it is redone whenever it
+# is missing or older than the ISO (an interrupted build included).
+$(ISO).sha256: $(ISO)
+	$(Q)cd '$(@D)' && sha256sum '$(<F)' >'$(@F).tmp' && mv -f '$(@F).tmp' '$(@F)'
 
 # ---------------------------------------------------------------------------
 # make run / run-uefi: boot the ISO in QEMU with the serial console on the
