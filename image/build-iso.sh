@@ -16,7 +16,7 @@
 #   ISO                  final path; written as $ISO.tmp, renamed at the end
 #   WORK                 scratch directory (staging tree, EFI image, logs)
 #   IMAGE_SRC            this directory (templates, menu.txt, rootfs/)
-#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT RESCUE_ENTER BUSYBOX E2FSCK
+#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT RESCUE_ENTER RESCUE_BOOT BUSYBOX E2FSCK
 #   TOOLS_LIST           programs from Debian packages (image/stage-tools.sh)
 #   ISOLINUX_DIR SYSLINUX_BIOS_DIR  BIOS boot loader files
 #   SHIM MOKMANAGER_EFI GRUB_EFI    UEFI boot loaders; GRUB_EFI is signed
@@ -30,7 +30,7 @@ umask 022
 export LC_ALL=C TZ=UTC
 
 : "${ISO:?}" "${WORK:?}" "${IMAGE_SRC:?}" "${KERNEL:?}" "${KERNEL_RELEASE_FILE:?}"
-: "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${RESCUE_BOOT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${TOOLS_LIST:=$IMAGE_SRC/tools.list}"
 : "${SIGN_KEY:?}" "${SIGN_CERT:?}"
 : "${ISOLINUX_DIR:=/usr/lib/ISOLINUX}"
@@ -125,6 +125,7 @@ stage_rootfs() {
 
 	install -m 0755 "$RESCUE_INIT" "$STAGE/sbin/init"
 	install -m 0755 "$RESCUE_ENTER" "$STAGE/sbin/rescue-enter"
+	install -m 0755 "$RESCUE_BOOT" "$STAGE/sbin/rescue-boot"
 	install -m 0755 "$BUSYBOX" "$STAGE/bin/busybox"
 	install -m 0755 "$E2FSCK" "$STAGE/sbin/e2fsck"
 	for target in fsck.ext2 fsck.ext3 fsck.ext4; do

@@ -105,12 +105,9 @@ class Fixture:
         return Disk(os.path.join(d, 'disk.img'),
                     os.path.join(d, 'OVMF_VARS.fd') if self.uefi else None)
 
-    def ensure(self, c):
-        """Build the fixture if it is not cached; log to c.log."""
-        if os.path.isfile(os.path.join(self.dir, 'done')):
-            c.log.write('[enter] fixture %s (cached)\n' % self.dir)
-            return
-        # Stage 1, on the host: the system on a disk without boot loader.
+    def ensure_unbooted(self, c):
+        """Stage 1, on the host: the system on a disk without boot loader
+        (enough for a kernel that mounts its root itself).  Its dir."""
         unbooted = self.dir + '.unbooted'
         if not os.path.isfile(os.path.join(unbooted, 'done')):
             c.log.write('[enter] building %s\n' % unbooted)
@@ -120,6 +117,14 @@ class Fixture:
             require(r.returncode == 0, 'debian12.sh %s failed (status %d)'
                     % (self.variant, r.returncode))
             open(os.path.join(unbooted, 'done'), 'w').close()
+        return unbooted
+
+    def ensure(self, c):
+        """Build the fixture if it is not cached; log to c.log."""
+        if os.path.isfile(os.path.join(self.dir, 'done')):
+            c.log.write('[enter] fixture %s (cached)\n' % self.dir)
+            return
+        unbooted = self.ensure_unbooted(c)
         tmp = self.dir + '.tmp'
         shutil.rmtree(tmp, ignore_errors=True)
         subprocess.run(['cp', '-r', '--sparse=always', unbooted, tmp], check=True)

@@ -622,7 +622,10 @@ TESTS = []
 
 
 def test(func):
-    TESTS.append(func)
+    # Only the suite being run: another suite imported for its helpers
+    # (its fixtures) does not add its own tests.
+    if func.__module__ == '__main__':
+        TESTS.append(func)
     return func
 
 
