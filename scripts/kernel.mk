@@ -57,10 +57,11 @@ $(STAMPS)/linux-extracted: $(LINUX_TARBALL) $(LINUX_SOURCE_SH) | deps
 	$(Q)'$(LINUX_SOURCE_SH)' extract '$(LINUX_TARBALL)' '$(LINUX_SRC)'
 	$(Q)mkdir -p $(@D) && touch $@
 
+# Names only: the same series in another checkout is the same series.
 $(PATCH_LIST): FORCE
-	$(call write-if-changed,$@,$(PATCHES))
+	$(call write-if-changed,$@,$(notdir $(PATCHES)))
 $(CONFIG_LIST): FORCE
-	$(call write-if-changed,$@,$(CONFIG_FRAGMENTS))
+	$(call write-if-changed,$@,$(notdir $(CONFIG_FRAGMENTS)))
 
 $(STAMPS)/linux-patched: $(STAMPS)/linux-extracted $(PATCHES) $(PATCH_LIST)
 	$(Q)'$(LINUX_SOURCE_SH)' patch '$(LINUX_TARBALL)' '$(LINUX_SRC)' $(PATCHES)
