@@ -406,8 +406,8 @@ def banner(c):
     vm, sh = boot(c, disks)
     want = [
         r'rescue-init: vda3: LUKS2 \(cryptsetup open /dev/vda3 NAME\)',
-        r'rescue-init: vdb: md member of (\S+:)?data \(mdadm --assemble --scan\)',
-        r'rescue-init: vdc: md member of (\S+:)?data \(mdadm --assemble --scan\)',
+        r'rescue-init: vdb: md member of (md/)?(\S+:)?data \(mdadm --assemble --scan\)',
+        r'rescue-init: vdc: md member of (md/)?(\S+:)?data \(mdadm --assemble --scan\)',
         r'rescue-init: vdd: LVM PV of vgthin \(vgchange -ay vgthin\)',
         r'rescue-init: vde: LUKS1 \(cryptsetup open /dev/vde NAME\)',
     ]
