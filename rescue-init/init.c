@@ -24,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -222,7 +223,9 @@ static void __attribute__((noreturn)) exec_shell(struct slot *s)
 		"PATH=/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/root",
 		"PS1=rescue:\\w# ", "USER=root", "LOGNAME=root", term, shell,
 		/* / is read-only: history goes to tmpfs */
-		"HISTFILE=/tmp/.ash_history", NULL
+		"HISTFILE=/tmp/.ash_history",
+		/* aliases and settings of interactive shells */
+		"ENV=/etc/shrc", NULL
 	};
 	sigset_t none;
 
@@ -502,11 +505,11 @@ static void __attribute__((noreturn)) final_reboot(enum how how)
 	park();
 }
 
-static void __attribute__((noreturn)) shutdown_system(enum how how)
+/* Every process but us gone: the shells and whatever they started. */
+static void stop_all(void)
 {
-	static const char *const name[] = { "reboot", "halt", "poweroff" };
+	int i;
 
-	say("shutting down: %s", name[how]);
 	/* HUP because interactive shells ignore TERM but leave on HUP, so
 	 * the grace period usually ends at once; CONT because a stopped job
 	 * would sit on its TERM until the KILL. */
@@ -516,10 +519,49 @@ static void __attribute__((noreturn)) shutdown_system(enum how how)
 	drain_children(TERM_GRACE_MS, 0, NULL);
 	kill(-1, SIGKILL);
 	drain_children(1000, 0, NULL);
+	for (i = 0; i < nslots; i++)
+		slots[i].pid = 0;
+}
+
+static void __attribute__((noreturn)) shutdown_system(enum how how)
+{
+	static const char *const name[] = { "reboot", "halt", "poweroff" };
+
+	say("shutting down: %s", name[how]);
+	stop_all();
 	sync();
 	unmount_all();
 	sync();
 	final_reboot(how);
+}
+
+/* ------------------------------------------------------------ rescue-boot */
+
+/*
+ * Hand PID 1 to rescue-boot, which boots the installed system on `dev`
+ * ("auto": the only one) or, failing that, execs us again with
+ * RESCUE_BOOT_FAILED set and its reason on the console.
+ */
+static void hand_over(const char *dev)
+{
+	char *argv[] = { "rescue-boot", (char *)dev, NULL };
+	char *envp[] = { NULL };
+
+	execve(RESCUE_BOOT, argv, envp);
+	say_err("execve", RESCUE_BOOT);
+}
+
+/* `rescue-boot DEVICE` in a shell wrote the device and signalled us. */
+static void boot_request(void)
+{
+	char dev[BOOT_MAX];
+
+	if (read_file(RESCUE_BOOT_REQUEST, dev, sizeof(dev), 1) <= 0)
+		return;
+	unlink(RESCUE_BOOT_REQUEST);
+	say("rescue-boot %s", dev);
+	stop_all();
+	hand_over(dev);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -549,6 +591,7 @@ static void block_signals(void)
 	sigaddset(&waitset, SIGUSR2);	/* busybox poweroff */
 	sigaddset(&waitset, SIGINT);	/* Ctrl-Alt-Del */
 	sigaddset(&waitset, SIGHUP);	/* retry a resting shell now */
+	sigaddset(&waitset, RESCUE_BOOT_SIGNAL);
 }
 
 static void start_shells(long *sleep_s)
@@ -600,6 +643,9 @@ static void __attribute__((noreturn)) supervise(void)
 					slots[i].retry_at = 0;
 				}
 			break;
+		default:
+			if (sig == RESCUE_BOOT_SIGNAL)
+				boot_request();
 		}
 		reap();
 	}
@@ -631,6 +677,8 @@ int main(void)
 		run_check(&dev_origin);
 		shutdown_system(HOW_POWEROFF);
 	}
+	if (opts.boot[0] && !getenv("RESCUE_BOOT_FAILED"))
+		hand_over(opts.boot);
 	choose_shell();
 	/* Kernel chatter (info, notice) would land in the middle of the
 	 * prompt; warnings and worse still show, the rest is in dmesg.

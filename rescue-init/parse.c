@@ -74,6 +74,26 @@ static const char *term_name_error(const char *v, size_t vl)
 	return NULL;
 }
 
+/* rescue.boot=auto or a device (/dev/sda2, sda2, UUID=..., LABEL=...):
+ * rescue-boot says whether it names an installed root; here only its
+ * shape is checked. */
+static const char *boot_device_error(const char *v, size_t vl)
+{
+	size_t i;
+
+	if (vl == 0)
+		return "empty value";
+	if (vl >= BOOT_MAX)
+		return "value too long";
+	for (i = 0; i < vl; i++) {
+		unsigned char c = v[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			return "not a device name";
+	}
+	return NULL;
+}
+
 /* rescue.check alone means yes; an explicit value must be a boolean. */
 static int parse_bool(const char *v, size_t vl, int has_val)
 {
@@ -141,6 +161,14 @@ static const char *apply_word(const char *w, size_t wl, struct rescue_opts *o)
 			return why;
 		memcpy(o->term, v, vl);
 		o->term[vl] = '\0';
+	} else if (word_is(key, kl, "rescue.boot")) {
+		if (!eq)
+			return "needs a value: rescue.boot=auto or rescue.boot=DEVICE";
+		why = boot_device_error(v, vl);
+		if (why)
+			return why;
+		memcpy(o->boot, v, vl);
+		o->boot[vl] = '\0';
 	} else if (word_is(key, kl, "rescue.check")) {
 		b = parse_bool(v, vl, eq != NULL);
 		if (b < 0)

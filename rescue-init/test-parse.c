@@ -221,6 +221,28 @@ static void t_cmdline_term(void)
 			 &o) == 1 && !o.term[0]);
 }
 
+static void t_cmdline_boot(void)
+{
+	struct rescue_opts o;
+
+	EXPECT(parse_str("ro", &o) == 0 && !o.boot[0]);
+	EXPECT(parse_str("rescue.boot=auto", &o) == 0 && STR_EQ(o.boot, "auto"));
+	EXPECT(parse_str("rescue.boot=/dev/vda1", &o) == 0 &&
+	       STR_EQ(o.boot, "/dev/vda1"));
+	EXPECT(parse_str("\"rescue.boot=UUID=8d0c5d3c-12aa\"", &o) == 0 &&
+	       STR_EQ(o.boot, "UUID=8d0c5d3c-12aa"));
+	EXPECT(parse_str("rescue.boot", &o) == 1 && !o.boot[0]);
+	EXPECT(parse_str("rescue.boot=", &o) == 1 && !o.boot[0]);
+	EXPECT(parse_str("\"rescue.boot=a b\"", &o) == 1 && !o.boot[0]);
+	EXPECT(STR_EQ(last_why, "not a device name"));
+	EXPECT(parse_str("rescue.boot=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &o) == 1 &&
+	       !o.boot[0]);
+	EXPECT(parse_str("rescue.boot=/dev/vda1 rescue.boot=auto", &o) == 0 &&
+	       STR_EQ(o.boot, "auto"));
+}
+
 static void t_cmdline_unknown(void)
 {
 	struct rescue_opts o;
@@ -937,6 +959,7 @@ int main(void)
 	run("cmdline_quotes", t_cmdline_quotes);
 	run("cmdline_check_values", t_cmdline_check_values);
 	run("cmdline_term", t_cmdline_term);
+	run("cmdline_boot", t_cmdline_boot);
 	run("cmdline_unknown", t_cmdline_unknown);
 	run("cmdline_last_wins", t_cmdline_last_wins);
 	run("cmdline_truncated", t_cmdline_truncated);
