@@ -42,9 +42,11 @@ bench-report:
 	$(Q)'$(TOP)/bench/bench.py' report --out '$(BENCH_DIR)'
 
 # A clean build in a scratch O= directory, then a no-op make there; the
-# times join results.md. The scratch tree is removed afterwards.
+# times join results.md. The clean build's ISO must be byte-identical to
+# $(ISO): the same commit built later in another directory, kernel
+# included. The scratch tree is removed afterwards.
 BENCH_CLEAN := $(BENCH_DIR)/cleanbuild
-bench-build: | deps
+bench-build: $(ISO) | deps
 	$(call msg,BENCH,clean build: make O=$(BENCH_CLEAN) iso (long; log in $(BENCH_DIR)/cleanbuild.log))
 	$(Q)rm -rf '$(BENCH_CLEAN)'; mkdir -p '$(BENCH_DIR)'
 	+$(Q)t0=$$(date +%s.%N); \
@@ -57,4 +59,7 @@ bench-build: | deps
 	'$(TOP)/bench/bench.py' build --out '$(BENCH_DIR)' \
 		--clean "$$(echo "$$t1 - $$t0" | bc)" --noop "$$(echo "$$t2 - $$t1" | bc)" \
 		--noop-output "$$(grep -v '^make.*Nothing to be done' '$(BENCH_DIR)/noopbuild.log' | head -5 | tr '\n' ';')"
+	$(Q)cmp '$(BENCH_CLEAN)/rescue.iso' '$(ISO)' || \
+		{ echo "bench-build: not reproducible: $(BENCH_CLEAN)/rescue.iso differs from $(ISO) (kept for diffoscope)" >&2; exit 1; }
+	$(call msg,BENCH,reproducible: the clean build's ISO is byte-identical to $(ISO))
 	$(Q)rm -rf '$(BENCH_CLEAN)'
