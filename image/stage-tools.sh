@@ -220,6 +220,8 @@ write_manifest() {
 		owner[${line##*: }]=${line%%: *}
 	done <<<"$out"
 
+	# Every copied program and library comes from a package; the other
+	# files may be the builder's own (a GRUB built here): say so.
 	pkgs=$(for f in "${HOST_FILES[@]}" "${EXTRA_FILES[@]}"; do
 		local p found=
 		for p in $(spellings "$f"); do
@@ -228,9 +230,12 @@ write_manifest() {
 		[ -n "$found" ] || { echo "MISSING $f"; continue; }
 		echo "${found%%:*}"
 	done | sort -u)
-	if grep -q '^MISSING ' <<<"$pkgs"; then
-		die "no Debian package owns: $(sed -n 's/^MISSING //p' <<<"$pkgs" | tr '\n' ' ')"
-	fi
+	for f in $(sed -n 's/^MISSING //p' <<<"$pkgs"); do
+		printf '%s\n' "${HOST_FILES[@]}" | grep -xF "$f" >/dev/null &&
+			die "no Debian package owns $f"
+		printf '  %-9s %s\n' TOOLS "not from a Debian package, not in the manifest: $f"
+	done
+	pkgs=$(grep -v '^MISSING ' <<<"$pkgs" || true)
 	install -d -m 0755 "$STAGE${MANIFEST%/*}"
 	# shellcheck disable=SC2086
 	dpkg-query -W -f='${Package} ${Version}\n' $pkgs | sort >"$STAGE$MANIFEST"
