@@ -147,10 +147,11 @@ def secure_boot_shell(c, disks, efivars, uefi='ms'):
     vm = c.machine(disks, uefi=uefi, efivars=efivars)
     menu(vm, 'rescue', uefi=True)
     sh = boot_rescue(vm)
-    dmesg = sh.out('dmesg')
-    require(re.search(r'Secure boot enabled', dmesg),
-            'dmesg does not say "Secure boot enabled": %r'
-            % re.findall(r'[^\n]*[Ss]ecure boot[^\n]*', dmesg))
+    # dmesg -r: with the <level> prefix, so that Shell.run does not take
+    # the lines for kernel messages on the console and drop them.
+    said = sh.out('dmesg -r | grep -i "secure boot"', ok=False)
+    require(re.search(r'Secure boot enabled', said),
+            'dmesg does not say "Secure boot enabled": %r' % said.strip())
     # The firmware's own word: the SecureBoot variable (4 bytes of
     # attributes, then 1 for on).
     sh.run('mount -t efivarfs efivarfs /sys/firmware/efi/efivars')
