@@ -59,6 +59,7 @@ deps:
 
 include $(TOP)/scripts/kernel.mk
 include $(TOP)/rescue-init/rescue-init.mk
+include $(TOP)/rescue-enter/rescue-enter.mk
 include $(TOP)/image/image.mk
 include $(TOP)/tests/tests.mk
 include $(TOP)/bench/bench.mk
@@ -87,7 +88,7 @@ check: all
 # The README's pictures: QEMU screendumps of the VGA screen.
 .PHONY: screenshots
 screenshots: $(ISO) | deps
-	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs'
+	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs' '$(TEST_LOGS)'
 
 .PHONY: clean distclean
 clean:
@@ -103,6 +104,7 @@ help:
 	@echo '  make             install missing Debian packages (as root), build $(ISO)'
 	@echo '  make kernel      configure and build the kernel only ($(KERNEL_IMAGE))'
 	@echo '  make rescue-init build the static PID 1 only'
+	@echo '  make rescue-enter build the command that enters an installed system'
 	@echo '  make iso         assemble the hybrid ISO'
 	@echo 'Test:'
 	@echo '  make check       build what is missing, then run every test suite'
@@ -110,6 +112,7 @@ help:
 	@echo '  make check-<suite>  run one suite'
 	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'
 	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
+	@echo '                   (BENCH_RUNS=1 BENCH_MEM_LO=0: one boot each, no memory bisection)'
 	@echo '  make bench-build clean and no-op build times (long)'
 	@echo 'Try it:'
 	@echo '  make run         boot the ISO in QEMU (BIOS, serial console; Ctrl-A X quits)'

@@ -16,7 +16,8 @@
 #   ISO                  final path; written as $ISO.tmp, renamed at the end
 #   WORK                 scratch directory (staging tree, EFI image, logs)
 #   IMAGE_SRC            this directory (templates, menu.txt, rootfs/)
-#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT BUSYBOX E2FSCK
+#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT RESCUE_ENTER RESCUE_BOOT BUSYBOX E2FSCK
+#   TOOLS_LIST           programs from Debian packages (image/stage-tools.sh)
 #   ISOLINUX_DIR SYSLINUX_BIOS_DIR  BIOS boot loader files
 #   SHIM MOKMANAGER_EFI GRUB_EFI    UEFI boot loaders; GRUB_EFI is signed
 #                        with SIGN_KEY too when it carries no signature
@@ -29,7 +30,8 @@ umask 022
 export LC_ALL=C TZ=UTC
 
 : "${ISO:?}" "${WORK:?}" "${IMAGE_SRC:?}" "${KERNEL:?}" "${KERNEL_RELEASE_FILE:?}"
-: "${RESCUE_INIT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${RESCUE_BOOT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${TOOLS_LIST:=$IMAGE_SRC/tools.list}"
 : "${SIGN_KEY:?}" "${SIGN_CERT:?}"
 : "${ISOLINUX_DIR:=/usr/lib/ISOLINUX}"
 : "${SYSLINUX_BIOS_DIR:=/usr/lib/syslinux/modules/bios}"
@@ -122,6 +124,8 @@ stage_rootfs() {
 	chmod 1777 "$STAGE/tmp"
 
 	install -m 0755 "$RESCUE_INIT" "$STAGE/sbin/init"
+	install -m 0755 "$RESCUE_ENTER" "$STAGE/sbin/rescue-enter"
+	install -m 0755 "$RESCUE_BOOT" "$STAGE/sbin/rescue-boot"
 	install -m 0755 "$BUSYBOX" "$STAGE/bin/busybox"
 	install -m 0755 "$E2FSCK" "$STAGE/sbin/e2fsck"
 	for target in fsck.ext2 fsck.ext3 fsck.ext4; do
@@ -166,6 +170,14 @@ stage_rootfs() {
 
 	printf 'rescue-iso disk id %s, Linux %s\n' "$DISKID" "$KVER" \
 		>"$STAGE/boot/release"
+}
+
+# The programs of TOOLS_LIST with their libraries, and the manifest of
+# every Debian package on the ISO (these, busybox, e2fsck, boot loaders).
+stage_tools() {
+	"$IMAGE_SRC/stage-tools.sh" "$TOOLS_LIST" "$STAGE" "$WORK" \
+		"$BUSYBOX" "$E2FSCK" "$ISOLINUX_DIR/isolinux.bin" \
+		"$SYSLINUX_BIOS_DIR/ldlinux.c32" "$SHIM" "$MOKMANAGER_EFI" "$GRUB_EFI"
 }
 
 # ---------------------------------------------------------------------------
@@ -308,11 +320,15 @@ normalise_tree() {
 }
 
 # The one xorriso call.  After the mkisofs option list (ended by --), the
-# native commands zisofs-compress the programs: the kernel reads them
+# native commands zisofs-compress the programs and libraries: the kernel reads them
 # through CONFIG_ZISOFS, while the kernel image and the boot loaders'
 # files under /boot stay uncompressed for isolinux and GRUB.
 make_iso() {
-	local log=$WORK/xorriso.log
+	local log=$WORK/xorriso.log d zisofs_dirs=()
+
+	for d in /bin /sbin /lib /lib64 /usr/bin /usr/sbin; do
+		[ ! -d "$STAGE$d" ] || zisofs_dirs+=("$d")
+	done
 
 	rm -f "$TMP_ISO"
 	if ! run xorriso -report_about SORRY -abort_on FAILURE \
@@ -330,7 +346,7 @@ make_iso() {
 		"$STAGE" \
 		-- \
 		-zisofs level=9:block_size=128k \
-		-set_filter_r --zisofs /bin /sbin -- \
+		-set_filter_r --zisofs "${zisofs_dirs[@]}" -- \
 		>"$log" 2>&1; then
 		cat "$log" >&2
 		die "xorriso failed"
@@ -371,6 +387,7 @@ finish() {
 
 mkdir -p "$WORK"
 stage_rootfs
+stage_tools
 sign_kernel
 bios_cd
 bios_disk

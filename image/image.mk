@@ -33,11 +33,17 @@ SIGN_CERT ?= $(SIGN_DIR)/signing-cert.pem
 override SIGN_KEY := $(abspath $(SIGN_KEY))
 override SIGN_CERT := $(abspath $(SIGN_CERT))
 
+# The programs from Debian packages (image/stage-tools.sh); the ISO is
+# rebuilt when an installed package changes.
+TOOLS_LIST ?= $(IMAGE_SRC)/tools.list
+DPKG_STATUS := /var/lib/dpkg/status
+
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
 # Boot loader files from the host's packages: an update of any of them
 # rebuilds the ISO (a whole directory, so that no list of the files
 # build-iso.sh takes is kept twice).
-IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* 	$(SYSLINUX_BIOS_DIR)/*.c32) $(SHIM) $(MOKMANAGER_EFI) $(GRUB_EFI))
+IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* \
+	$(SYSLINUX_BIOS_DIR)/*.c32)) $(SHIM) $(MOKMANAGER_EFI) $(GRUB_EFI)
 
 # What the ISO depends on beyond file dates: the values build-iso.sh gets
 # (SOURCE_DATE_EPOCH gives dates and the disk id; the key pair signs),
@@ -46,10 +52,11 @@ IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* 	$(
 # changes only when its text does (Kbuild's if_changed).
 IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
-	RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
+	RESCUE_INIT='$(RESCUE_INIT)' RESCUE_ENTER='$(RESCUE_ENTER)' \
+	RESCUE_BOOT='$(RESCUE_BOOT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
 	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
 	SHIM='$(SHIM)' MOKMANAGER_EFI='$(MOKMANAGER_EFI)' GRUB_EFI='$(GRUB_EFI)' \
-	SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' \
+	SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' TOOLS_LIST='$(TOOLS_LIST)' \
 	SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)'
 # Exported, so that a test suite can build another ISO from the same
 # inputs with build-iso.sh, giving its own ISO, WORK and key pair.
@@ -72,8 +79,10 @@ iso: $(ISO) $(ISO).sha256
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
-$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(IMAGE_HOST_FILES) \
-		$(IMAGE_INPUTS) $(IMAGE_SETTINGS) $(IMAGE_TREE) $(SIGN_KEY) $(SIGN_CERT) | deps
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(RESCUE_ENTER) $(RESCUE_BOOT) \
+		$(IMAGE_HOST_FILES) \
+		$(IMAGE_INPUTS) $(TOOLS_LIST) $(DPKG_STATUS) $(IMAGE_SETTINGS) $(IMAGE_TREE) \
+		$(SIGN_KEY) $(SIGN_CERT) | deps
 	$(call msg,MKISO,$@)
 	$(Q)$(IMAGE_ENV) '$(IMAGE_SRC)/build-iso.sh'
 

@@ -13,16 +13,19 @@ Buildroot's emulator.py; the code is our own.
 
 
 import argparse
+import bisect
 import hashlib
 import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import time
 
 import pexpect
+import pexpect.fdpexpect
 
 QEMU = 'qemu-system-x86_64'
 OVMF_DIR = '/usr/share/OVMF'
@@ -67,6 +70,9 @@ MENU_LAST = MENU[list(MENU)[-1]][1]     # drawn last: the menu is complete
 
 PROMPT = r'rescue:[^\n#]*# '            # rescue-init's PS1 'rescue:\w# '
 SH_PROMPT = 'SH_PROMPT# '               # what we set PS1 to in a bare /bin/sh
+# busybox sh's own prompt: it ends a line, unless a kernel message lands
+# right after it.
+SH_FIRST_PROMPT = r'(?m)[#$] (?:$|(?=\[ *\d+\.\d+\]))'
 
 # Named bad patterns: any of them fails the wait at once.
 BAD = [
@@ -85,6 +91,15 @@ ROOT_WAIT = ('Waiting for root device', r'Waiting for [^\n]*root device[^\n]*')
 ROOT_WAIT_LIMIT = 20
 ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
 
+# How a boot fails when the machine has too little memory: add these to a
+# machine's bad patterns (vm.bad) to tell "too small" from a slow boot.
+BAD_LOW_MEMORY = [
+    ('out of memory', r'[Oo]ut of memory[^\n]*'),
+    ('initramfs unpacking failed', r'Initramfs unpacking failed[^\n]*'),
+    # isolinux that cannot place the kernel it loaded (then back to its menu).
+    ('isolinux could not start the kernel', r'Booting kernel failed[^\n]*(?=\n)'),
+]
+
 TIMEOUT_FACTOR = float(os.environ.get('TIMEOUT_FACTOR') or 1)
 BOOT_TIMEOUT = 90           # menu entry chosen -> shell prompt
 MENU_TIMEOUT = 60           # QEMU start -> boot menu on the console
@@ -98,8 +113,8 @@ _ESC_ANY = re.compile(r'\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)'
                       r'|[()*+][0-9A-Za-z]|[@-Z\\-_=>78])')
 _ESC_PARTIAL = re.compile(r'\x1b(\[[0-?]*[ -/]*|\][^\x07\x1b]*|[()*+])?$')
 _CTRL = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
-# A kernel message on the console (CONFIG_PRINTK_TIME).
-KMSG_LINE = re.compile(r'^\[ *\d+\.\d+\] [^\n]*\n?', re.M)
+# A kernel message on the console (CONFIG_PRINTK_TIME); group 1 is its time.
+KMSG_LINE = re.compile(r'^\[ *(\d+\.\d+)\] [^\n]*\n?', re.M)
 
 
 class Fail(Exception):
@@ -117,12 +132,22 @@ def timeout(seconds):
     return seconds * TIMEOUT_FACTOR
 
 
+def printk_time(line):
+    """The timestamp (s since the kernel started) a kernel message line
+    starts with, or None for any other line."""
+    m = KMSG_LINE.match(line)
+    return float(m.group(1)) if m else None
+
+
 class Machine:
     """One QEMU run whose serial console is a pexpect pty.
 
     Console output is cleaned of control sequences and kept in self.buf;
     self.pos is where the next wait starts searching, so every wait sees
-    only what arrived after the previous match.
+    only what arrived after the previous match. The host time at which each
+    part of self.buf arrived is kept too (arrival(), lines()), for the bench.
+    Waits fail at once on a named bad pattern: self.bad unless the wait
+    names its own.
     """
 
     def __init__(self, args, log):
@@ -132,6 +157,8 @@ class Machine:
         self.pos = 0
         self.raw_hold = ''
         self.start = time.monotonic()
+        self.arrived = []       # (len(self.buf) after a read, host s since start)
+        self.bad = BAD
         self.root_wait_since = None
         self.child = None
         self.exitstatus = None
@@ -139,14 +166,18 @@ class Machine:
         self.commands = 0       # commands run, numbers their end markers
         self.cmd_start = 0      # where the console stood when the last command was typed
 
+    def now(self):
+        """Seconds since QEMU started."""
+        return time.monotonic() - self.start
+
     def note(self, text):
         """A harness line in the log, set apart from console output."""
-        t = time.monotonic() - self.start
-        self.log.write('\n[boottest %6.1fs] %s\n' % (t, text))
+        self.log.write('\n[boottest %6.1fs] %s\n' % (self.now(), text))
         self.log.flush()
 
     def boot(self):
         self.note('run: ' + shlex.join(self.args))
+        self.start = time.monotonic()
         self.child = pexpect.spawn(self.args[0], self.args[1:], encoding='utf-8',
                                    codec_errors='replace', echo=False,
                                    dimensions=(50, 250))
@@ -166,6 +197,8 @@ class Machine:
             self.raw_hold, data = data[len(body):] + self.raw_hold, body
         text = clean(data)
         self.buf += text
+        if text:
+            self.arrived.append((len(self.buf), self.now()))
         # Screen redraws leave runs of empty lines: keep the log readable.
         self.log.write(re.sub(r'\n\s*\n(\s*\n)+', '\n\n', text))
         self.log.flush()
@@ -188,11 +221,24 @@ class Machine:
             return False
         return True
 
-    def wait(self, want, what, secs, bad=BAD, eof_ok=False):
+    def arrival(self, offset):
+        """Host time (s since QEMU started) at which self.buf[offset - 1]
+        arrived: arrival(m.end()) is when match m was complete."""
+        i = bisect.bisect_left(self.arrived, (offset,))
+        return self.arrived[i][1] if i < len(self.arrived) else self.now()
+
+    def lines(self):
+        """(host time it arrived, text) for every whole console line so far."""
+        return [(self.arrival(m.end()), m.group(1))
+                for m in re.finditer(r'([^\n]*)\n', self.buf)]
+
+    def wait(self, want, what, secs, bad=None, eof_ok=False):
         """Wait for regex `want` (or a list of them); return the match.
 
-        Fails at once on a bad pattern, when QEMU exits, or on timeout.
+        Fails at once on a bad pattern (`bad`, by default self.bad), when
+        QEMU exits, or on timeout.
         """
+        bad = self.bad if bad is None else bad
         wants = want if isinstance(want, list) else [want]
         pats = [(None, re.compile(w)) for w in wants]
         pats += [(name, re.compile(p)) for name, p in bad]
@@ -255,7 +301,7 @@ class Machine:
         """Type one line as a person would, with Enter at the end."""
         self.send(line + '\r', label=line)
 
-    def expect_exit(self, what, secs=60, bad=BAD):
+    def expect_exit(self, what, secs=60, bad=None):
         """QEMU must end by itself (poweroff, reboot with -no-reboot)."""
         self.wait(r'(?!x)x', what, secs, bad=bad, eof_ok=True)
         return self.exitstatus
@@ -266,6 +312,61 @@ class Machine:
             self.child.close(force=True)
             self.exitstatus = -1
 
+    def monitor(self, cmd, secs=10):
+        """One command at QEMU's human monitor (Ctx.machine(monitor=True));
+        returns what the monitor answered."""
+        self.note('monitor: ' + cmd)
+        deadline = time.monotonic() + timeout(secs)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout(secs))
+            s.connect(self.monitor_path)
+            answers = []
+            for line in (None, cmd):
+                if line is not None:
+                    s.sendall(line.encode() + b'\n')
+                got = b''
+                while not got.endswith(b'(qemu) '):
+                    if time.monotonic() > deadline:
+                        raise Fail('QEMU monitor: no prompt after %r' % line)
+                    data = s.recv(4096)
+                    if not data:
+                        raise Fail('QEMU monitor closed after %r' % line)
+                    got += data
+                answers.append(clean(got.decode('utf-8', 'replace')))
+        self.note('monitor answered: %r' % answers[-1])
+        return answers[-1]
+
+
+class Port(Machine):
+    """A further serial port of a running Machine (Ctx.machine(serial2=True)),
+    reached through QEMU's unix socket; waits, typing and Shell work as on
+    the first.  Its output has a log file of its own."""
+
+    def __init__(self, path, log, start):
+        super().__init__([path], log)
+        self.start = start      # one clock for the machine's logs
+
+    def boot(self):
+        deadline = time.monotonic() + timeout(10)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        while True:
+            try:
+                sock.connect(self.args[0])
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise Fail('no serial port socket at %s' % self.args[0])
+                time.sleep(0.1)
+        self.sock = sock
+        self.note('connected to ' + self.args[0])
+        self.child = pexpect.fdpexpect.fdspawn(sock, encoding='utf-8',
+                                               codec_errors='replace')
+
+    def stop(self):
+        if self.exitstatus is None:
+            self.exitstatus = 0
+            self.sock.close()
+
 
 class Shell:
     """A shell on the console, reached through `prompt`."""
@@ -274,7 +375,7 @@ class Shell:
         self.vm = vm
         self.prompt = prompt
 
-    def run(self, cmd, secs=CMD_TIMEOUT, ok=True, bad=BAD):
+    def run(self, cmd, secs=CMD_TIMEOUT, ok=True, bad=None):
         """Type `cmd`, return (status, output). The status comes from an
         `echo` of $? that the command's own echo cannot match."""
         self.vm.commands += 1
@@ -320,6 +421,7 @@ class Ctx:
         os.makedirs(self.work)
         self.log_path = os.path.join(logdir, name + '.log')
         self.log = open(self.log_path, 'w', encoding='utf-8', errors='replace')
+        self.logs = [self.log]
         self.vms = []
 
     def efivars(self, firmware='plain'):
@@ -330,16 +432,27 @@ class Ctx:
         shutil.copyfile(os.path.join(OVMF_DIR, OVMF[firmware][1]), path)
         return path
 
-    def machine(self, disks=(), mem=256, uefi=False, extra=(), efivars=None):
+    def machine(self, disks=(), mem=256, uefi=False, extra=(), efivars=None,
+                serial2=False, monitor=False):
         """QEMU with the serial console on our pty; `disks` are QEMU args.
 
         uefi: False for SeaBIOS; True (or 'plain') for OVMF; 'ms' or
         'snakeoil' for OVMF with Secure Boot on (see OVMF).  efivars: the
-        variable store to boot with (default: a fresh copy)."""
+        variable store to boot with (default: a fresh copy).
+        serial2: a second serial port (the guest's ttyS1), as vm.ttyS1, a
+        Port with its log in <test>.ttyS1.log.  monitor: QEMU's monitor on
+        a unix socket, for vm.monitor('sendkey ctrl-alt-delete')."""
         args = [QEMU, '-accel', 'tcg', '-nodefaults', '-no-reboot',
                 '-no-user-config', '-display', 'none', '-vga', 'std',
                 '-m', str(mem), '-smp', '1',
                 '-chardev', 'stdio,id=con,signal=off', '-serial', 'chardev:con']
+        sock2 = os.path.join(self.work, 'ttyS1.sock')
+        mon = os.path.join(self.work, 'monitor.sock')
+        if serial2:
+            args += ['-chardev', 'socket,id=con2,server=on,wait=off,path=' + sock2,
+                     '-serial', 'chardev:con2']
+        if monitor:
+            args += ['-monitor', 'unix:%s,server=on,wait=off' % mon]
         if uefi:
             firmware = 'plain' if uefi is True else uefi
             code = os.path.join(OVMF_DIR, OVMF[firmware][0])
@@ -350,8 +463,16 @@ class Ctx:
                      '-drive', 'if=pflash,format=raw,unit=1,file=' + efivars]
         args += list(disks) + list(extra)
         vm = Machine(args, self.log)
+        vm.monitor_path = mon if monitor else None
         self.vms.append(vm)
         vm.boot()
+        if serial2:
+            log = open(os.path.join(os.path.dirname(self.log_path), self.name + '.ttyS1.log'),
+                       'w', encoding='utf-8', errors='replace')
+            self.logs.append(log)
+            vm.ttyS1 = Port(sock2, log, vm.start)
+            self.vms.append(vm.ttyS1)
+            vm.ttyS1.boot()
         return vm
 
     def cdrom(self, iso=None):
@@ -373,6 +494,12 @@ class Ctx:
     def empty_cdrom():
         return ['-drive', 'if=ide,index=2,media=cdrom']
 
+    @staticmethod
+    def kernel_initrd(kernel, initrd, cmdline):
+        """Instead of media: QEMU loads a kernel and initramfs itself, with
+        no firmware boot or boot loader (the bench's Debian peer)."""
+        return ['-kernel', kernel, '-initrd', initrd, '-append', cmdline]
+
     def image(self, name, mib, data=None):
         path = os.path.join(self.work, name)
         with open(path, 'wb') as f:
@@ -384,7 +511,8 @@ class Ctx:
     def close(self):
         for vm in self.vms:
             vm.stop()
-        self.log.close()
+        for log in self.logs:
+            log.close()
 
 
 def menu(vm, entry, uefi=False, default=False):
@@ -436,8 +564,7 @@ def boot_rescue(vm, what='the rescue shell prompt', respawn=False):
 def bare_shell(vm):
     """init=/bin/sh: no rescue-init. Wait for busybox sh, set a prompt we
     can match (typed split, so the echo of the command does not match)."""
-    # The prompt ends a line, unless a kernel message lands right after it.
-    vm.wait(r'(?m)[#$] (?:$|(?=\[ *\d+\.\d+\]))', 'the /bin/sh prompt', BOOT_TIMEOUT)
+    vm.wait(SH_FIRST_PROMPT, 'the /bin/sh prompt', BOOT_TIMEOUT)
     vm.wait_quiet(0.5, 5)
     vm.type_line("PS1='SH_''PROMPT# '")
     vm.wait(re.escape(SH_PROMPT), 'the new prompt', CMD_TIMEOUT)
@@ -495,7 +622,10 @@ TESTS = []
 
 
 def test(func):
-    TESTS.append(func)
+    # Only the suite being run: another suite imported for its helpers
+    # (its fixtures) does not add its own tests.
+    if func.__module__ == '__main__':
+        TESTS.append(func)
     return func
 
 

@@ -35,4 +35,7 @@ check-build: $(ISO) $(ISO).sha256 | deps
 		'$(TOP)/tests/build.sh' '$(BUILD)' '$(BUILD)/test-build' '$(TEST_LOGS)'
 
 $(eval $(call qemu-suite,boot,boottest.py))
+$(eval $(call qemu-suite,storage,storage.py))
 $(eval $(call qemu-suite,secureboot,secureboot.py))
+$(eval $(call qemu-suite,enter,enter.py))
+$(eval $(call qemu-suite,boot-installed,boot_installed.py))
