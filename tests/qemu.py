@@ -82,7 +82,9 @@ BAD = [
     ('shell respawn loop', r'[^\n]*not respawning[^\n]*'),
     ('kernel oops', r'\bOops\b|\bBUG: [^\n]*|general protection fault'),
     # GRUB's errors: a refused or missing kernel ("bad shim signature").
-    ('GRUB error', r'(?m)^error: [^\n]*'),
+    # The whole line, so that a wait for one error is not beaten by the
+    # first half of it.
+    ('GRUB error', r'(?m)^error: [^\n]*\n'),
 ]
 # `Waiting for root device` is fine for a moment (USB sticks enumerate
 # late); it is bad only when no root gets mounted within this many seconds.
