@@ -88,7 +88,7 @@ check: all
 # The README's pictures: QEMU screendumps of the VGA screen.
 .PHONY: screenshots
 screenshots: $(ISO) | deps
-	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs'
+	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs' '$(TEST_LOGS)'
 
 .PHONY: clean distclean
 clean:
@@ -112,15 +112,17 @@ help:
 	@echo '  make check-<suite>  run one suite'
 	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'
 	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
+	@echo '                   (BENCH_RUNS=1 BENCH_MEM_LO=0: one boot each, no memory bisection)'
 	@echo '  make bench-build clean and no-op build times (long)'
 	@echo 'Try it:'
 	@echo '  make run         boot the ISO in QEMU (BIOS, serial console; Ctrl-A X quits)'
 	@echo '  make run-uefi    the same under OVMF'
 	@echo '                   (RUN_MEDIUM=cd|disk|usb, default cd)'
-	@echo '  make screenshots redo docs/boot-menu.png and docs/rescue-shell.png'
+	@echo '  make screenshots redo docs/boot-menu.png, docs/rescue-shell.png, docs/mokmanager.png'
 	@echo 'Housekeeping:'
 	@echo '  make clean       remove everything but the extracted kernel tree and kernel build'
 	@echo '  make distclean   remove $(BUILD)'
 	@echo 'Variables: V=1 (show commands), O=dir (output, default build/),'
 	@echo '  SOURCE_DATE_EPOCH (default: last commit time), TIMEOUT_FACTOR (boot tests),'
+	@echo '  SIGN_KEY= SIGN_CERT= (Secure Boot key pair, PEM; default $(SIGN_DIR)/),'
 	@echo '  TESTS="bios_cd uefi_usb" (a selection for check-boot), FUZZ_TIME (seconds per parser)'

@@ -40,7 +40,7 @@
 
 #define BASE_DIR	"/run/rescue-enter"
 #define PROBE_DIR	BASE_DIR "/probe"
-#define RELEASE_FILE	"/boot/release"	/* written by image/build-iso.sh */
+#define RELEASE_FILE	RESCUE_RELEASE_FILE
 #define MAX_ROOTS	16
 #define MAX_MOUNTS	32
 #define TARGET_PATH	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -571,15 +571,10 @@ static int list_closed(const struct devlist *l)
 static const struct blkdev *named_device(const struct devlist *l,
 					 const char *arg)
 {
-	char path[300];
 	const struct blkdev *d;
 	const char *why;
 
-	if (!strchr(arg, '/') && !strchr(arg, '='))
-		snprintf(path, sizeof(path), "/dev/%s", arg);
-	else
-		snprintf(path, sizeof(path), "%s", arg);
-	d = devs_resolve(l, path, &why);
+	d = devs_named(l, arg, &why);
 	if (!d)
 		say("%s: %s", arg, why);
 	return d;
@@ -611,19 +606,6 @@ static const struct root *ask_root(const struct devlist *l,
 }
 
 /* ---------------------------------------------------------------- main */
-
-static int in_rescue_system(void)
-{
-	char buf[64] = "";
-	int fd = open(RELEASE_FILE, O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (read(fd, buf, sizeof(buf) - 1) < 0)
-			buf[0] = '\0';
-		close(fd);
-	}
-	return strncmp(buf, "rescue-iso ", 11) == 0;
-}
 
 static void usage(FILE *f)
 {

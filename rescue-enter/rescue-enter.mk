@@ -4,6 +4,8 @@
 # (the same compiler settings, the same checks).
 #
 #   make rescue-enter        static musl binary, size printed
+#   make rescue-boot         the command that boots an installed system
+#                            with the rescue kernel (shares roots.c)
 #   make check-rescue-enter  parser unit tests, plain and ASan+UBSan, size,
 #                            static, reproducible
 #   make fuzz                also runs this command's fuzz targets
@@ -21,6 +23,8 @@ RE_SRCS := $(RE_SRC)/enter.c $(RE_SRC)/roots.c $(RE_PARSE_SRCS) $(RI_SRC)/parse.
 RE_HDRS := $(RE_SRC)/etcparse.h $(RE_SRC)/probe.h $(RE_SRC)/roots.h $(RI_SRC)/parse.h
 RE_DEPS := $(RE_SRCS) $(RE_HDRS) $(RE_SRC)/rescue-enter.mk
 RE_FUZZERS := fstab osrelease probe
+RESCUE_BOOT := $(RE_OUT)/rescue-boot
+RB_SRCS := $(RE_SRC)/boot.c $(RE_SRC)/roots.c $(RE_PARSE_SRCS) $(RI_SRC)/parse.c
 
 # Unlike PID 1 this uses stdio and opendir; fixed-size fields are cut on
 # purpose, hence no -Wformat-truncation.
@@ -31,7 +35,11 @@ RE_SAN_CFLAGS := $(RI_SAN_CFLAGS) -Wno-format-truncation
 re_build_cmd = $(RI_CC) $(RE_CFLAGS) $(RI_LDFLAGS) -o $(1).unstripped \
 	$(RE_SRCS) && $(RI_STRIP) -o $(1) $(1).unstripped
 
+rb_build_cmd = $(RI_CC) $(RE_CFLAGS) $(RI_LDFLAGS) -o $(1).unstripped \
+	$(RB_SRCS) && $(RI_STRIP) -o $(1) $(1).unstripped
+
 $(eval $(call ri_cmd_file,rescue-enter,$(call re_build_cmd,$(RESCUE_ENTER))))
+$(eval $(call ri_cmd_file,rescue-boot,$(call rb_build_cmd,$(RESCUE_BOOT))))
 $(eval $(call ri_cmd_file,re-test-parse,$(RI_HOST_CC) $(RE_HOST_CFLAGS)))
 $(eval $(call ri_cmd_file,re-test-parse-san,$(RI_HOST_CC) $(RE_SAN_CFLAGS)))
 
@@ -44,6 +52,16 @@ $(RESCUE_ENTER): $(RE_DEPS) $(RI_OUT)/.rescue-enter.cmd | deps
 .PHONY: rescue-enter
 rescue-enter: $(RESCUE_ENTER)
 	@echo "rescue-enter: $$(stat -c %s '$(RESCUE_ENTER)') bytes"
+
+$(RESCUE_BOOT): $(RB_SRCS) $(RE_HDRS) $(RE_SRC)/rescue-enter.mk $(RI_OUT)/.rescue-boot.cmd | deps
+	$(call msg,CC,$(@:$(BUILD)/%=%))
+	$(Q)mkdir -p '$(RE_OUT)'
+	$(Q)$(call rb_build_cmd,$@.tmp)
+	$(Q)rm -f '$@.tmp.unstripped'; mv -f '$@.tmp' '$@'
+
+.PHONY: rescue-boot
+rescue-boot: $(RESCUE_BOOT)
+	@echo "rescue-boot: $$(stat -c %s '$(RESCUE_BOOT)') bytes"
 
 # ---------------------------------------------------------------- tests
 

@@ -261,6 +261,31 @@ const struct blkdev *devs_resolve(const struct devlist *l, const char *spec,
 	return found;
 }
 
+const struct blkdev *devs_named(const struct devlist *l, const char *arg,
+				const char **why)
+{
+	char path[300];
+
+	if (!strchr(arg, '/') && !strchr(arg, '='))
+		snprintf(path, sizeof(path), "/dev/%s", arg);
+	else
+		snprintf(path, sizeof(path), "%s", arg);
+	return devs_resolve(l, path, why);
+}
+
+int in_rescue_system(void)
+{
+	char buf[64] = "";
+	int fd = open(RESCUE_RELEASE_FILE, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) < 0)
+			buf[0] = '\0';
+		close(fd);
+	}
+	return strncmp(buf, "rescue-iso ", 11) == 0;
+}
+
 const char *dev_open_hint(const struct blkdev *d, char *cmd, size_t size)
 {
 	if (d->in_use || !probe_is_container(d->id.type))

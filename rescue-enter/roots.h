@@ -11,8 +11,8 @@
  * and /etc/fstab, looked at through a read-only mount that replays no
  * journal.
  *
- * Used by rescue-enter; meant to be shared with anything else that must
- * find the installed root (booting it with the rescue kernel).
+ * Shared by rescue-enter and rescue-boot (booting the installed root with
+ * the rescue kernel).
  */
 #ifndef RESCUE_ROOTS_H
 #define RESCUE_ROOTS_H
@@ -52,6 +52,13 @@ void devs_free(struct devlist *l);
 const struct blkdev *devs_resolve(const struct devlist *l, const char *spec,
 				  const char **why);
 
+/*
+ * A device as a person names it (/dev/sda1, sda1, UUID=..., LABEL=...),
+ * or NULL with *why saying what failed.
+ */
+const struct blkdev *devs_named(const struct devlist *l, const char *arg,
+				const char **why);
+
 /* A closed container's type and the command that opens it, or NULL. */
 const char *dev_open_hint(const struct blkdev *d, char *cmd, size_t size);
 
@@ -85,5 +92,9 @@ const char *ro_mount_data(const char *fstype);
  */
 ssize_t read_in_root(const char *root, const char *path, char *buf,
 		     size_t size);
+
+/* Are we running in the rescue system (its /boot/release)? */
+#define RESCUE_RELEASE_FILE	"/boot/release"	/* written by image/build-iso.sh */
+int in_rescue_system(void);
 
 #endif

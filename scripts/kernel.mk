@@ -2,18 +2,26 @@
 # patched with patches/, configured from configs/, built out of tree.
 #
 # Stamps: linux-extracted -> linux-patched -> kernel-configured -> bzImage.
+# The lists of patches and of fragments are files too, rewritten only when
+# they change, so that deleting or renaming a patch re-extracts and
+# re-patches the tree and deleting a fragment redoes the config: a
+# dependency on the files alone would only see the ones still there.
 
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 HOST_FILES += $(LINUX_TARBALL)
-LINUX_SRC := $(BUILD)/linux-src
+LINUX_SRC ?= $(BUILD)/linux-src
 KERNEL_OUT := $(BUILD)/kernel
 KERNEL_IMAGE := $(KERNEL_OUT)/arch/x86/boot/bzImage
 KERNEL_RELEASE_FILE := $(KERNEL_OUT)/include/config/kernel.release
 KERNEL_JOBS ?= $(shell nproc)
 STAMPS := $(BUILD)/stamps
 
-PATCHES := $(sort $(wildcard $(TOP)/patches/*.patch))
-CONFIG_FRAGMENTS := $(sort $(wildcard $(TOP)/configs/*.config))
+PATCH_DIR ?= $(TOP)/patches
+CONFIG_DIR ?= $(TOP)/configs
+PATCHES := $(sort $(wildcard $(PATCH_DIR)/*.patch))
+CONFIG_FRAGMENTS := $(sort $(wildcard $(CONFIG_DIR)/*.config))
+PATCH_LIST := $(STAMPS)/patches.list
+CONFIG_LIST := $(STAMPS)/configs.list
 LINUX_SOURCE_SH := $(TOP)/scripts/linux-source.sh
 CHECK_CONFIG_SH := $(TOP)/scripts/check-config.sh
 
@@ -49,26 +57,41 @@ $(STAMPS)/linux-extracted: $(LINUX_TARBALL) $(LINUX_SOURCE_SH) | deps
 	$(Q)'$(LINUX_SOURCE_SH)' extract '$(LINUX_TARBALL)' '$(LINUX_SRC)'
 	$(Q)mkdir -p $(@D) && touch $@
 
-$(STAMPS)/linux-patched: $(STAMPS)/linux-extracted $(PATCHES)
+# Names only: the same series in another checkout is the same series.
+$(PATCH_LIST): FORCE
+	$(call write-if-changed,$@,$(notdir $(PATCHES)))
+$(CONFIG_LIST): FORCE
+	$(call write-if-changed,$@,$(notdir $(CONFIG_FRAGMENTS)))
+
+$(STAMPS)/linux-patched: $(STAMPS)/linux-extracted $(PATCHES) $(PATCH_LIST)
 	$(Q)'$(LINUX_SOURCE_SH)' patch '$(LINUX_TARBALL)' '$(LINUX_SRC)' $(PATCHES)
 	$(Q)touch $@
 
 # alldefconfig: every symbol the fragments do not name takes its Kconfig
 # default -- which is how DEVTMPFS and DEVTMPFS_MOUNT get switched on.
-$(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CHECK_CONFIG_SH)
+$(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CONFIG_LIST) \
+		$(CHECK_CONFIG_SH)
 	$(call msg,CONFIG,$(KERNEL_OUT)/.config from configs/*.config)
 	$(Q)mkdir -p '$(KERNEL_OUT)'
 	$(Q)cat $(CONFIG_FRAGMENTS) >'$(KERNEL_OUT)/fragments.config'
 	$(Q)$(KMAKE) -s alldefconfig KCONFIG_ALLCONFIG='$(KERNEL_OUT)/fragments.config'
-	$(Q)'$(CHECK_CONFIG_SH)' '$(KERNEL_OUT)/.config' $(CONFIG_FRAGMENTS)
+	$(Q)'$(CHECK_CONFIG_SH)' '$(LINUX_SRC)' '$(KERNEL_OUT)/.config' $(CONFIG_FRAGMENTS)
 	$(Q)touch $@
 
 $(BUILD)/kernel.settings: FORCE
 	$(call write-if-changed,$@,$(KBUILD_REPRO))
 
+# Quiet: kbuild's one-line steps become a progress line every
+# $(KERNEL_PROGRESS) s; warnings and errors pass through as they come.
+KERNEL_PROGRESS ?= 15
 $(KERNEL_IMAGE): $(STAMPS)/kernel-configured $(BUILD)/kernel.settings
 	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
-	$(Q)$(KMAKE) -j$(KERNEL_JOBS) $(if $(filter 1,$(V)),,-s) bzImage
+ifeq ($(V),1)
+	$(Q)$(KMAKE) -j$(KERNEL_JOBS) bzImage
+else
+	$(Q)set -o pipefail; $(KMAKE) -j$(KERNEL_JOBS) bzImage 2>&1 | \
+		'$(TOP)/scripts/kbuild-progress' $(KERNEL_PROGRESS)
+endif
 	$(Q)touch $@
 	@printf '  %-9s %s: %s bytes, release %s\n' KERNEL '$@' \
 		"$$(stat -c %s '$@')" "$$(cat '$(KERNEL_RELEASE_FILE)')"
@@ -81,4 +104,4 @@ CHECK_SUITES += kconfig
 check-kconfig: $(STAMPS)/linux-patched
 	$(Q)'$(TOP)/tests/kconfig.sh' '$(LINUX_TARBALL)' '$(LINUX_SRC)' \
 		'$(BUILD)/test-kconfig' '$(BUILD)/test-logs' \
-		'$(TOP)/patches' '$(TOP)/configs'
+		'$(PATCH_DIR)' '$(CONFIG_DIR)'

@@ -105,12 +105,9 @@ class Fixture:
         return Disk(os.path.join(d, 'disk.img'),
                     os.path.join(d, 'OVMF_VARS.fd') if self.uefi else None)
 
-    def ensure(self, c):
-        """Build the fixture if it is not cached; log to c.log."""
-        if os.path.isfile(os.path.join(self.dir, 'done')):
-            c.log.write('[enter] fixture %s (cached)\n' % self.dir)
-            return
-        # Stage 1, on the host: the system on a disk without boot loader.
+    def ensure_unbooted(self, c):
+        """Stage 1, on the host: the system on a disk without boot loader
+        (enough for a kernel that mounts its root itself).  Its dir."""
         unbooted = self.dir + '.unbooted'
         if not os.path.isfile(os.path.join(unbooted, 'done')):
             c.log.write('[enter] building %s\n' % unbooted)
@@ -120,6 +117,14 @@ class Fixture:
             require(r.returncode == 0, 'debian12.sh %s failed (status %d)'
                     % (self.variant, r.returncode))
             open(os.path.join(unbooted, 'done'), 'w').close()
+        return unbooted
+
+    def ensure(self, c):
+        """Build the fixture if it is not cached; log to c.log."""
+        if os.path.isfile(os.path.join(self.dir, 'done')):
+            c.log.write('[enter] fixture %s (cached)\n' % self.dir)
+            return
+        unbooted = self.ensure_unbooted(c)
         tmp = self.dir + '.tmp'
         shutil.rmtree(tmp, ignore_errors=True)
         subprocess.run(['cp', '-r', '--sparse=always', unbooted, tmp], check=True)
@@ -130,7 +135,7 @@ class Fixture:
         # variables, which are kept with the disk.
         disk = self.disk_in(tmp)
         if disk.uefi:
-            shutil.copyfile(qemu.OVMF_VARS, disk.vars)
+            shutil.copyfile(os.path.join(qemu.OVMF_DIR, qemu.OVMF["plain"][1]), disk.vars)
         enter_and_run(c, disk, ['grub-install /dev/sda && update-grub'])
         fsck_clean(c, disk, read_layout(os.path.join(tmp, 'layout')))
         open(os.path.join(tmp, 'done'), 'w').close()
@@ -173,7 +178,7 @@ def hd(disk, bootindex, bus='ide.0', unit=0, name='hd'):
 def rescue_with_disk(c, disk, extra=()):
     """The rescue ISO (CD, first) and the disk (sda): the rescue shell."""
     vm = c.machine(c.cdrom() + hd(disk, 1) + list(extra), mem=MEM,
-                   uefi=disk.uefi, uefi_vars=disk.vars)
+                   uefi=disk.uefi, efivars=disk.vars)
     menu(vm, 'rescue', uefi=disk.uefi)
     return vm, boot_rescue(vm)
 
@@ -214,7 +219,7 @@ def enter_and_run(c, disk, cmds, secs=REPAIR_TIMEOUT):
 def boot_disk(c, disk, password):
     """The disk alone: firmware, its GRUB, its kernel and initramfs,
     systemd, login on the serial console.  Returns the root shell."""
-    vm = c.machine(hd(disk, 0), mem=MEM, uefi=disk.uefi, uefi_vars=disk.vars)
+    vm = c.machine(hd(disk, 0), mem=MEM, uefi=disk.uefi, efivars=disk.vars)
     vm.wait(r'GNU GRUB', 'the disk\'s own GRUB', 120, bad=DEBIAN_BAD)
     vm.wait(LOGIN, 'the Debian login prompt', DEBIAN_BOOT_TIMEOUT, bad=DEBIAN_BAD)
     vm.wait_quiet(1, 10)
@@ -231,7 +236,7 @@ def does_not_boot(c, disk, instead, what, secs):
     """The broken disk alone does not boot: it shows `instead` (a regex),
     or, with instead=None, neither GRUB nor a login appears in `secs`
     (boot code of zeros just hangs)."""
-    vm = c.machine(hd(disk, 0), mem=MEM, uefi=disk.uefi, uefi_vars=disk.vars)
+    vm = c.machine(hd(disk, 0), mem=MEM, uefi=disk.uefi, efivars=disk.vars)
     boots = [r'GNU GRUB  version', LOGIN]
     if instead is not None:
         vm.wait(instead, what, secs, bad=qemu.BAD + [('it boots', LOGIN)])

@@ -24,5 +24,18 @@ check-$(1): $$(ISO) | deps
 		--summary '$$(TEST_LOGS)/$(1).summary' $$(TESTS)
 endef
 
+# make check-build: the build's promises about the ISO (reproducible in
+# another directory, checksum, rebuilds on deleted files, modes, host
+# boot loaders), in a scratch copy of the tree with this build's kernel.
+CHECK_SUITES += build
+.PHONY: check-build
+check-build: $(ISO) $(ISO).sha256 | deps
+	$(call msg,CHECK,build tests in $(BUILD)/test-build (log in $(TEST_LOGS)/build.log))
+	$(Q)SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' KERNEL_EPOCH='$(KERNEL_EPOCH)' \
+		'$(TOP)/tests/build.sh' '$(BUILD)' '$(BUILD)/test-build' '$(TEST_LOGS)'
+
 $(eval $(call qemu-suite,boot,boottest.py))
+$(eval $(call qemu-suite,storage,storage.py))
+$(eval $(call qemu-suite,secureboot,secureboot.py))
 $(eval $(call qemu-suite,enter,enter.py))
+$(eval $(call qemu-suite,boot-installed,boot_installed.py))
