@@ -63,6 +63,9 @@ static void say(const char *fmt, ...)
 
 static char mounts[MAX_MOUNTS][512];
 static size_t n_mounts;
+/* A directory we made in the kernel's devtmpfs: removed once the mount
+ * on it is gone, before the devtmpfs itself is unmounted. */
+static char made_dir[512];
 static sigset_t stop_sigs;	/* the signals that ask us to stop */
 
 /* A signal that asks us to stop, if one came: checked between steps. */
@@ -107,6 +110,8 @@ static int teardown(void)
 
 		if (umount2(dir, UMOUNT_NOFOLLOW) == 0) {
 			say("unmounted %s", dir);
+			if (strcmp(dir, made_dir) == 0)
+				rmdir(dir);
 			continue;
 		}
 		if (errno == EBUSY)
@@ -166,15 +171,16 @@ static void mount_fstab_entry(struct target *t, const struct devlist *l,
 		return;
 	}
 	type = strcmp(e->type, "auto") == 0 ? d->id.type : e->type;
-	if (mount_opts(e->opts, &flags, data, sizeof(data) - 16)) {
+	/* Room left for ro_mount_data() (at most 18 bytes) and a comma. */
+	if (mount_opts(e->opts, &flags, data, sizeof(data) - 24)) {
 		say("fstab line %u: %s: options too long; skipped", e->line, e->file);
 		return;
 	}
 	if (t->ro) {
 		flags |= MS_RDONLY;
 		if (*ro_mount_data(type))
-			snprintf(data + strlen(data), 32, "%s%s", *data ? "," : "",
-				 ro_mount_data(type));
+			snprintf(data + strlen(data), sizeof(data) - strlen(data),
+				 "%s%s", *data ? "," : "", ro_mount_data(type));
 	}
 	in_target(t, e->file, dir, sizeof(dir));
 	if (!is_dir(dir)) {
@@ -308,6 +314,72 @@ static void mount_api(struct target *t)
 			say("UEFI, but efivarfs does not mount (%s): EFI variables "
 			    "cannot be changed; use grub-install --removable or "
 			    "--no-nvram", strerror(errno));
+	}
+}
+
+/* A name as udev writes it in a link: odd bytes as \xNN. */
+static void udev_escape(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *in && o + 5 < size; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("#+-.:=@_", c))
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+	}
+	out[o] = '\0';
+}
+
+
+/*
+ * /dev/disk/by-{uuid,label,partuuid,partlabel}, which udev makes and the
+ * target's tools expect (grub-mkconfig writes root=UUID=... only when
+ * /dev/disk/by-uuid/<uuid> exists).  Made from our own probe, on a tmpfs
+ * over the target's /dev/disk that goes away on exit: the kernel's
+ * devtmpfs keeps at most an empty /dev/disk while entered.
+ */
+static void mount_disk_links(struct target *t, const struct devlist *l)
+{
+	static const char *const kinds[] = {
+		"by-uuid", "by-label", "by-partuuid", "by-partlabel",
+	};
+	char dir[512], link[768], name[200];
+	size_t i, k;
+
+	in_target(t, "/dev/disk", dir, sizeof(dir));
+	if (!is_dir(dir)) {
+		if (mkdir(dir, 0755))
+			return;
+		snprintf(made_dir, sizeof(made_dir), "%s", dir);
+	}
+	if (track_mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")) {
+		say("mount tmpfs on /dev/disk: %s", strerror(errno));
+		return;
+	}
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		snprintf(link, sizeof(link), "%s/%s", dir, kinds[k]);
+		mkdir(link, 0755);
+	}
+	for (i = 0; i < l->n; i++) {
+		const struct blkdev *d = &l->dev[i];
+		const char *vals[] = { d->id.uuid, d->id.label, d->partuuid,
+				       d->partlabel };
+
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			char target[64];
+
+			if (!vals[k][0])
+				continue;
+			udev_escape(vals[k], name, sizeof(name));
+			snprintf(link, sizeof(link), "%s/%s/%s", dir, kinds[k], name);
+			snprintf(target, sizeof(target), "../../%s", d->name);
+			if (symlink(target, link) && errno != EEXIST)
+				say("symlink %s: %s", link, strerror(errno));
+		}
 	}
 }
 
@@ -572,6 +644,7 @@ static int enter(struct target *t, const struct devlist *l)
 		mount_fstab(t, l);
 	if (!interrupted()) {
 		mount_api(t);
+		mount_disk_links(t, l);
 		share_resolv_conf(t);
 	}
 	if ((sig = interrupted()) == 0) {

@@ -34,7 +34,7 @@ from qemu import (Fail, Shell, boot_rescue, host, main, menu, poweroff, require,
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE_SCRIPT = os.path.join(HERE, 'fixtures', 'debian12.sh')
 FIXTURE_PACKAGES = os.path.join(HERE, 'fixtures', 'debian12.packages')
-GRUB_PACKAGE = {'bios': 'grub-pc', 'uefi': 'grub-efi-amd64'}
+GRUB_PACKAGES = {'bios': ['grub-pc'], 'uefi': ['grub-efi-amd64', 'efibootmgr']}
 
 MEM = 512                   # Debian's initramfs unpacks ~36 MiB
 DEBIAN_BOOT_TIMEOUT = 240   # disk alone -> login prompt, under TCG
@@ -65,7 +65,7 @@ def fixture_key(variant):
         with open(path, 'rb') as f:
             h.update(f.read())
     pkgs = [l.split('#')[0].strip() for l in open(FIXTURE_PACKAGES)]
-    pkgs = [p for p in pkgs if p] + [GRUB_PACKAGE[variant]]
+    pkgs = [p for p in pkgs if p] + GRUB_PACKAGES[variant]
     r = subprocess.run(['apt-cache', 'policy'] + pkgs, capture_output=True, text=True)
     h.update(variant.encode())
     h.update(' '.join(re.findall(r'Candidate: (\S+)', r.stdout)).encode())
@@ -323,7 +323,10 @@ def repair_mbr(c):
     with open(disk.path, 'r+b') as fh:
         fh.write(bytes(440))
     does_not_boot(c, disk, None, 'GRUB (the MBR has no boot code)', 30)
-    enter_and_run(c, disk, ['grub-install /dev/sda && update-grub'])
+    enter_and_run(c, disk, ['grub-install /dev/sda && update-grub',
+                            # as the installer's: root named by UUID
+                            'grep -m1 "root=UUID=%s" /boot/grub/grub.cfg'
+                            % f.layout['ROOT_UUID']])
     boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
 
 
@@ -476,13 +479,16 @@ def enter_behaviour(c):
         require(want in out.splitlines(), 'inside, findmnt lacks "%s": %s' % (want, out))
     require(inner.out('echo "TERM=$TERM"').strip() == 'TERM=vt100', 'TERM not kept')
     inner.run('ls -l /dev/sda1 /dev/ttyS0 /dev/null')
+    # udev's names, from rescue-enter's probe, for the target's tools.
+    link = inner.out('readlink /dev/disk/by-uuid/%s' % f.layout['ROOT_UUID']).strip()
+    require(link == '../../sda1', '/dev/disk/by-uuid/<root> -> %r' % link)
     st, out = inner.run('/proc/1/root/sbin/rescue-enter', ok=False)
     require(st == 1 and 'already inside debian-12 /dev/sda1' in out, out)
     st, out = inner.run('env -u RESCUE_ENTER /proc/1/root/sbin/rescue-enter', ok=False)
     require(st == 1 and 'not running in the rescue system' in out, out)
 
     # A process still inside keeps the root busy: reported, the rest unmounted.
-    inner.run('(cd /var/tmp && exec sleep 600) &')
+    inner.run('(cd /var/tmp && exec sleep 600) & true')
     vm.type_line('exit')
     m = vm.wait(r'rescue-enter: /run/rescue-enter/sda1 is busy, left mounted',
                 'the busy root to be reported', 60)
@@ -515,6 +521,8 @@ def enter_behaviour(c):
     st, out = inner.run('touch /rescue-was-here', ok=False)
     require(st != 0 and 'Read-only file system' in out, 'touch worked under --ro: %s' % out)
     leave(vm, sh)
+    st, out = sh.run('ls /dev/disk', ok=False)
+    require(st != 0, 'the kernel\'s devtmpfs keeps a /dev/disk: %s' % out)
     poweroff(vm)
 
     for path, before in sums.items():
