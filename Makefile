@@ -59,9 +59,17 @@ deps:
 
 include $(TOP)/scripts/kernel.mk
 include $(TOP)/rescue-init/rescue-init.mk
+include $(TOP)/rescue-enter/rescue-enter.mk
 include $(TOP)/image/image.mk
 include $(TOP)/tests/tests.mk
 include $(TOP)/bench/bench.mk
+
+# Files from Debian packages that rules depend on (the kernel tarball,
+# busybox, ...; each .mk adds its own to HOST_FILES). On a bare machine they
+# are not there yet: this rule makes `deps` install their packages first,
+# instead of make stopping with "No rule to make target".
+$(sort $(HOST_FILES)): | deps
+	$(Q)test -e '$@' || { echo "error: $@ is missing; it should come from a package in scripts/packages.txt" >&2; exit 1; }
 
 # ---------------------------------------------------------------------------
 # make check: every suite runs even when an earlier one failed; each writes
@@ -80,7 +88,7 @@ check: all
 # The README's pictures: QEMU screendumps of the VGA screen.
 .PHONY: screenshots
 screenshots: $(ISO) | deps
-	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs'
+	$(Q)'$(TOP)/docs/screenshots.py' '$(ISO)' '$(TOP)/docs' '$(TEST_LOGS)'
 
 .PHONY: clean distclean
 clean:
@@ -96,6 +104,7 @@ help:
 	@echo '  make             install missing Debian packages (as root), build $(ISO)'
 	@echo '  make kernel      configure and build the kernel only ($(KERNEL_IMAGE))'
 	@echo '  make rescue-init build the static PID 1 only'
+	@echo '  make rescue-enter build the command that enters an installed system'
 	@echo '  make iso         assemble the hybrid ISO'
 	@echo 'Test:'
 	@echo '  make check       build what is missing, then run every test suite'
@@ -108,10 +117,11 @@ help:
 	@echo '  make run         boot the ISO in QEMU (BIOS, serial console; Ctrl-A X quits)'
 	@echo '  make run-uefi    the same under OVMF'
 	@echo '                   (RUN_MEDIUM=cd|disk|usb, default cd)'
-	@echo '  make screenshots redo docs/boot-menu.png and docs/rescue-shell.png'
+	@echo '  make screenshots redo docs/boot-menu.png, docs/rescue-shell.png, docs/mokmanager.png'
 	@echo 'Housekeeping:'
 	@echo '  make clean       remove everything but the extracted kernel tree and kernel build'
 	@echo '  make distclean   remove $(BUILD)'
 	@echo 'Variables: V=1 (show commands), O=dir (output, default build/),'
 	@echo '  SOURCE_DATE_EPOCH (default: last commit time), TIMEOUT_FACTOR (boot tests),'
+	@echo '  SIGN_KEY= SIGN_CERT= (Secure Boot key pair, PEM; default $(SIGN_DIR)/),'
 	@echo '  TESTS="bios_cd uefi_usb" (a selection for check-boot), FUZZ_TIME (seconds per parser)'

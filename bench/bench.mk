@@ -1,12 +1,14 @@
-# make bench: this ISO against what a Debian user would otherwise reach for
-# (Debian's stock kernel + its initramfs-tools initramfs, break=top), on one
-# QEMU (TCG) setup: time to a shell prompt, least memory, sizes; the table
-# goes to $(BENCH_DIR)/results.md, the plot to $(BENCH_DIR)/boot-time.png.
+# make bench: this ISO (BIOS CD, BIOS USB, UEFI CD, UEFI USB) against what a
+# Debian user would otherwise reach for (Debian's stock kernel + its
+# initramfs-tools initramfs, break=top), on the boot tests' QEMU (TCG)
+# machine from tests/qemu.py: time to a shell prompt, least memory, sizes;
+# the table goes to $(BENCH_DIR)/results.md, the plot to
+# $(BENCH_DIR)/boot-time.png, console logs to $(BENCH_DIR)/logs.
 # make bench-build: clean and no-op build times (a whole kernel build).
 #
-# The peer is downloaded and unpacked under $(BENCH_PEER) only, never
-# installed on this machine; its stamp keeps a second `make bench` from
-# preparing it again.
+# The peer is downloaded (apt-get may refresh the host's package lists) and
+# unpacked under $(BENCH_PEER) only, never installed on this machine; its
+# stamp keeps a second `make bench` from preparing it again.
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_PEER := $(BENCH_DIR)/peer
@@ -15,6 +17,7 @@ BENCH_RUNS ?= 5
 # with 256 MiB (its initramfs unpacks to about 123 MiB), so 512.
 BENCH_MEM ?= 512
 # -m bisection bounds in MiB; BENCH_MEM_LO=0 skips the bisection.
+# A quick run: make bench BENCH_RUNS=1 BENCH_MEM_LO=0
 BENCH_MEM_LO ?= 16
 BENCH_MEM_HI ?= 1024
 
@@ -27,7 +30,7 @@ $(BENCH_PEER)/stamp: $(TOP)/bench/peer.sh | deps
 bench-peer: $(BENCH_PEER)/stamp
 
 bench: $(ISO) $(BENCH_PEER)/stamp | deps
-	$(call msg,BENCH,$(BENCH_RUNS) interleaved boots per configuration, then -m bisection)
+	$(call msg,BENCH,$(BENCH_RUNS) interleaved boots per configuration; -m bisection unless BENCH_MEM_LO=0)
 	$(Q)'$(TOP)/bench/bench.py' run --out '$(BENCH_DIR)' --iso '$(ISO)' \
 		--kernel '$(KERNEL_IMAGE)' --init '$(RESCUE_INIT)' --peer '$(BENCH_PEER)' \
 		--runs $(BENCH_RUNS) --mem $(BENCH_MEM) \
@@ -39,9 +42,11 @@ bench-report:
 	$(Q)'$(TOP)/bench/bench.py' report --out '$(BENCH_DIR)'
 
 # A clean build in a scratch O= directory, then a no-op make there; the
-# times join results.md. The scratch tree is removed afterwards.
+# times join results.md. The clean build's ISO must be byte-identical to
+# $(ISO): the same commit built later in another directory, kernel
+# included. The scratch tree is removed afterwards.
 BENCH_CLEAN := $(BENCH_DIR)/cleanbuild
-bench-build: | deps
+bench-build: $(ISO) | deps
 	$(call msg,BENCH,clean build: make O=$(BENCH_CLEAN) iso (long; log in $(BENCH_DIR)/cleanbuild.log))
 	$(Q)rm -rf '$(BENCH_CLEAN)'; mkdir -p '$(BENCH_DIR)'
 	+$(Q)t0=$$(date +%s.%N); \
@@ -54,4 +59,7 @@ bench-build: | deps
 	'$(TOP)/bench/bench.py' build --out '$(BENCH_DIR)' \
 		--clean "$$(echo "$$t1 - $$t0" | bc)" --noop "$$(echo "$$t2 - $$t1" | bc)" \
 		--noop-output "$$(grep -v '^make.*Nothing to be done' '$(BENCH_DIR)/noopbuild.log' | head -5 | tr '\n' ';')"
+	$(Q)cmp '$(BENCH_CLEAN)/rescue.iso' '$(ISO)' || \
+		{ echo "bench-build: not reproducible: $(BENCH_CLEAN)/rescue.iso differs from $(ISO) (kept for diffoscope)" >&2; exit 1; }
+	$(call msg,BENCH,reproducible: the clean build's ISO is byte-identical to $(ISO))
 	$(Q)rm -rf '$(BENCH_CLEAN)'

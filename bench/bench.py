@@ -7,11 +7,13 @@ break=top to the (initramfs) shell -- on one QEMU (TCG) setup.
   bench.py build  --out DIR --clean S --noop S   (record build times, re-report)
   bench.py report --out DIR                       (results.md + boot-time.png again)
 
-Every console is driven with pexpect and logged under DIR/logs with the
-host-side arrival time of each line; each wait names its bad patterns
-(Kernel panic, ...) so a failed boot is reported by name, not as a timeout.
-Measurements go to DIR/results.json, the report to DIR/results.md and the
-plot to DIR/boot-time.png.
+Every boot runs on the boot tests' machine with their media, firmware,
+menu, console driver and named bad patterns (tests/qemu.py), so the bench
+boots exactly what the tests boot and a failed boot is reported by name,
+not as a timeout. Times come from the host arrival time of console text,
+kept by the console driver. Console logs go to DIR/logs/<run>.log,
+measurements to DIR/results.json, the report to DIR/results.md and the plot
+to DIR/boot-time.png.
 """
 
 import argparse
@@ -20,255 +22,114 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import statistics
 import struct
 import subprocess
 import sys
-import time
 
-import pexpect
+# The machine, its media, firmware, bad patterns and console driver are the
+# boot tests' (tests/qemu.py): the bench boots exactly what the tests boot.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from qemu import (BAD, BAD_LOW_MEMORY, BOOT_TIMEOUT, PROMPT, QEMU,  # noqa: E402
+                  SH_FIRST_PROMPT, Ctx, Fail, Shell, bare_shell, boot_rescue,
+                  menu, printk_time)
 
-QEMU = ["qemu-system-x86_64", "-accel", "tcg", "-nodefaults", "-no-reboot",
-        "-display", "none", "-serial", "stdio"]
-OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
-OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
-TF = float(os.environ.get("TIMEOUT_FACTOR", "1") or 1)
-
-# Console patterns. Menu titles and prompts are the project's contract.
-MENU_SHOWN = r"Power off"            # last menu entry: the menu is drawn
-PROMPT_OURS = r"rescue:/# "
-PROMPT_SH = r"# "                    # busybox ash, init=/bin/sh
 PROMPT_PEER = r"\(initramfs\) "
+# Kernel messages that split the kernel's time.
 RUN_INIT = r"Run (\S+) as init process"
 ROOT_MOUNTED = r"VFS: Mounted root"
-BAD = {
-    "kernel panic": r"Kernel panic",
-    "cannot mount root": r"Unable to mount root",
-    "init died": r"Attempted to kill init",
-    "out of memory": r"[Oo]ut of memory",
-    "initramfs unpacking failed": r"Initramfs unpacking failed",
-    "shell respawn limit": r"not respawning",
-    "no bootable device": r"No bootable device|Boot failed",
-    # GRUB's "error: no suitable video mode found." is harmless without a
-    # display (-nodefaults): it boots "in blind mode" on the serial console.
-    "bootloader error": r"Could not find kernel image|(^|\n)error: (?!no suitable video mode)[^\n]*\n",
-    # isolinux that cannot start the kernel it loaded (too little memory)
-    # goes back to its menu.
-    "back in the boot menu": r"Loading \S+\.\.\. ok[\s\S]*?" + MENU_SHOWN,
-}
-# Escape sequences: CSI, charset selection (menu.c32's line drawing), others.
-ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[()*+%#][0-9A-Za-z@]|[=>78cDEHMZ])")
-ESCAPE_TAIL = re.compile(r"\x1b(\[[0-?]*[ -/]*|[()*+%#])?\Z")  # one cut by the read
-PRINTK = re.compile(r"^\[\s*(\d+\.\d+)\] ")
-
-
-def readable(s):
-    """Console text for a message: no control characters, no box drawing."""
-    s = re.sub(r"\x1b.?|[\x00-\x1f]", "", s)
-    return re.sub(r"([lqkxjmtu])\1{3,}", "", s).strip()
-
-
-class BootFailure(Exception):
-    pass
-
-
-class Console:
-    """One QEMU run: a pexpect child, the console text with escape
-    sequences removed, and (host time, line) for every line."""
-
-    def __init__(self, argv, logpath):
-        self.logpath = logpath
-        self.log = open(logpath, "w", encoding="utf-8")
-        self.log.write("# " + " ".join(argv) + "\n")
-        self.t0 = time.monotonic()
-        self.child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8",
-                                   codec_errors="replace", echo=False)
-        self.text = ""          # whole console, escapes removed
-        self.arrivals = []      # (offset of chunk end in text, host s)
-        self.pending = ""       # raw tail holding a cut escape sequence
-        self.pos = 0            # where the next wait starts matching
-        self.lines = []         # (host s, line)
-        self.line = ""
-        self.last_output = self.t0
-
-    def now(self):
-        return time.monotonic() - self.t0
-
-    def _feed(self, data):
-        t = self.now()
-        self.last_output = time.monotonic()
-        raw = self.pending + data
-        cut = ESCAPE_TAIL.search(raw)
-        self.pending = raw[cut.start():] if cut else ""
-        raw = raw[:cut.start()] if cut else raw
-        clean = ESCAPES.sub("", raw).replace("\r", "")
-        self.text += clean
-        self.arrivals.append((len(self.text), t))
-        parts = (self.line + clean).split("\n")
-        for full in parts[:-1]:
-            self.lines.append((t, full))
-            self.log.write("%9.3f %s\n" % (t, full))
-        self.line = parts[-1]
-
-    def _time_at(self, offset):
-        for end, t in self.arrivals:
-            if end >= offset:
-                return t
-        return self.now()
-
-    def wait(self, pattern, what, timeout=120, stall=45, bad=BAD):
-        """Wait for pattern; return the host time the match arrived.
-        Raise BootFailure naming a bad pattern, a stall, a timeout or EOF."""
-        timeout *= TF
-        stall *= TF
-        start = time.monotonic()
-        rx = re.compile(pattern)
-        bads = [(name, re.compile(b)) for name, b in bad.items()]
-        while True:
-            m = rx.search(self.text, self.pos)
-            for name, b in bads:
-                mb = b.search(self.text, self.pos)
-                if mb and (not m or mb.start() < m.end()):
-                    self.pos = mb.end()
-                    raise BootFailure("%s while waiting for %s: %r"
-                                      % (name, what, self._line_at(mb.start())))
-            if m:
-                self.pos = m.end()
-                return self._time_at(m.end())
-            now = time.monotonic()
-            if now - start > timeout:
-                raise BootFailure("timeout (%.0f s) waiting for %s" % (timeout, what))
-            if now - self.last_output > stall:
-                raise BootFailure("no console output for %.0f s waiting for %s"
-                                  % (stall, what))
-            try:
-                self._feed(self.child.read_nonblocking(65536, timeout=0.05))
-            except pexpect.TIMEOUT:
-                pass
-            except pexpect.EOF:
-                last = readable(self.text.rstrip("\n").rsplit("\n", 1)[-1])[-120:]
-                raise BootFailure("QEMU exited (the guest reset or powered off; -no-reboot) "
-                                  "while waiting for %s; last output: %r"
-                                  % (what, last))
-
-    def _line_at(self, offset):
-        """The whole console line around offset (read on briefly for its end)."""
-        end = time.monotonic() + 0.5
-        while "\n" not in self.text[offset:] and time.monotonic() < end:
-            try:
-                self._feed(self.child.read_nonblocking(65536, timeout=0.05))
-            except pexpect.TIMEOUT:
-                pass
-            except pexpect.EOF:
-                break
-        start = self.text.rfind("\n", 0, offset) + 1
-        stop = self.text.find("\n", offset)
-        return readable(self.text[start:stop if stop >= 0 else None])[:160]
-
-    def send(self, s):
-        self.log.write("%9.3f >>> %r\n" % (self.now(), s))
-        self.child.send(s)
-
-    def printk(self, pattern):
-        """(host time, printk seconds) of the first printk line matching."""
-        rx = re.compile(pattern)
-        for t, line in self.lines:
-            m = PRINTK.match(line)
-            if m and rx.search(line):
-                return t, float(m.group(1))
-        return None
-
-    def kernel_start(self):
-        """Host time of printk time 0: the smallest arrival - timestamp over
-        printk lines (lines printed live arrive at once; lines replayed when
-        the serial console registers arrive late and do not count)."""
-        best = None
-        for t, line in self.lines:
-            m = PRINTK.match(line)
-            if m:
-                d = t - float(m.group(1))
-                best = d if best is None else min(best, d)
-        return best
-
-    def close(self):
-        try:
-            self.child.terminate(force=True)
-        except Exception:
-            pass
-        if self.line:
-            self.log.write("%9.3f %s\n" % (self.now(), self.line))
-        self.log.close()
 
 
 # --------------------------------------------------------------------------
 # The configurations
 
 class Config:
-    def __init__(self, key, title, kind):
-        self.key, self.title, self.kind = key, title, kind
+    """One way to boot: ours from a medium on a firmware, to a menu entry,
+    or the peer (no entry: QEMU loads its kernel and initramfs)."""
+
+    def __init__(self, key, title, label, medium, uefi=False, entry=None):
+        self.key, self.title, self.label = key, title, label
+        self.medium, self.uefi, self.entry = medium, uefi, entry
+
+
+def peer_medium(c, a):
+    return c.kernel_initrd(os.path.join(a.peer, "vmlinuz"), os.path.join(a.peer, "initrd.img"),
+                           "console=ttyS0 break=top")
 
 
 CONFIGS = [
-    Config("bios", "this ISO, BIOS CD, default entry (r)", "ours"),
-    Config("shell", "this ISO, BIOS CD, recovery shell (s, init=/bin/sh)", "ours"),
-    Config("uefi", "this ISO, UEFI CD (OVMF), default entry (r)", "ours"),
-    Config("peer", "Debian kernel + initramfs, break=top (-kernel/-initrd)", "peer"),
+    Config("bios_cd", "this ISO, BIOS CD, default entry (r)", "BIOS CD",
+           lambda c, a: c.cdrom(), entry="rescue"),
+    Config("bios_shell", "this ISO, BIOS CD, recovery shell (s, init=/bin/sh)",
+           "BIOS CD init=/bin/sh", lambda c, a: c.cdrom(), entry="shell"),
+    Config("bios_usb", "this ISO, BIOS USB stick (xHCI), default entry (r)", "BIOS USB",
+           lambda c, a: c.usb_stick(), entry="rescue"),
+    Config("uefi_cd", "this ISO, UEFI CD (OVMF), default entry (r)", "UEFI CD",
+           lambda c, a: c.cdrom(), uefi=True, entry="rescue"),
+    Config("uefi_usb", "this ISO, UEFI USB stick (OVMF, xHCI), default entry (r)", "UEFI USB",
+           lambda c, a: c.usb_stick(), uefi=True, entry="rescue"),
+    Config("peer", "Debian kernel + initramfs, break=top (-kernel/-initrd)", "Debian initramfs",
+           peer_medium),
 ]
+BY_KEY = {c.key: c for c in CONFIGS}
 
 
-def qemu_argv(cfg, a, mem, scratch):
-    argv = QEMU + ["-m", str(mem)]
-    if cfg.kind == "peer":
-        return argv + ["-kernel", os.path.join(a.peer, "vmlinuz"),
-                       "-initrd", os.path.join(a.peer, "initrd.img"),
-                       "-append", "console=ttyS0 break=top"]
-    argv += ["-drive", "file=%s,media=cdrom,if=ide,readonly=on,format=raw" % a.iso]
-    if cfg.key == "uefi":
-        vars_copy = os.path.join(scratch, "OVMF_VARS_4M.fd")
-        shutil.copyfile(OVMF_VARS, vars_copy)   # fresh: every run a first boot
-        argv += ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + OVMF_CODE,
-                 "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy]
-    else:
-        argv += ["-boot", "d"]
-    return argv
-
-
-def boot(cfg, a, mem, logpath, timeout=150, stall=45):
-    """Boot cfg to its shell prompt and check the shell answers.
-    Return a dict of host times (s from QEMU start) and printk times."""
-    c = Console(qemu_argv(cfg, a, mem, os.path.dirname(logpath)), logpath)
-    r = {"config": cfg.key, "mem": mem, "ok": False, "log": logpath}
+def boot(cfg, a, mem, name, low_memory=False):
+    """Boot cfg to its shell prompt the way the boot tests do, and check
+    the shell answers. Return a dict of host times (s from QEMU start) and
+    printk times; the console log is DIR/logs/<name>.log."""
+    c = Ctx(name, a.iso, os.path.join(a.out, "logs"))
+    r = {"config": cfg.key, "mem": mem, "ok": False, "log": c.log_path}
+    vm = None
     try:
-        if cfg.kind == "ours":
-            r["menu"] = c.wait(MENU_SHOWN, "the boot menu", timeout, stall)
-            c.send("s" if cfg.key == "shell" else "r")
-            r["key"] = c.now()
-        if cfg.key == "shell":
-            c.wait(RUN_INIT, "the kernel to start init", timeout, stall)
-            prompt = PROMPT_SH
+        vm = c.machine(cfg.medium(c, a), mem=mem, uefi=cfg.uefi)
+        r["argv"] = vm.args
+        if low_memory:
+            vm.bad = BAD + BAD_LOW_MEMORY
+        if cfg.entry:
+            menu(vm, cfg.entry, uefi=cfg.uefi)
+            r["menu"] = vm.arrival(vm.pos)      # menu() ends at the last entry
+            r["key"] = vm.now()
+        booted = vm.pos
+        if cfg.entry == "shell":
+            sh, prompt = bare_shell(vm), SH_FIRST_PROMPT
+        elif cfg.entry:
+            sh, prompt = boot_rescue(vm), PROMPT
         else:
-            prompt = PROMPT_OURS if cfg.kind == "ours" else PROMPT_PEER
-        r["prompt"] = c.wait(prompt, "the shell prompt", timeout, stall)
+            vm.wait(PROMPT_PEER, "the (initramfs) prompt", BOOT_TIMEOUT)
+            sh, prompt = Shell(vm, PROMPT_PEER), PROMPT_PEER
+        # The first prompt after the key, when it arrived (not the waits'
+        # own time: the shell helpers go on typing after it).
+        r["prompt"] = vm.arrival(re.compile(prompt).search(vm.buf, booted).end())
         # Not timed: the shell really answers.
-        c.send("echo bench-$((6*7))\r")
-        c.wait(r"bench-42", "the shell to answer", 30)
+        answer = sh.out("echo bench-$((6*7))").strip()
+        if answer != "bench-42":
+            raise Fail("the shell answered %r to echo bench-$((6*7))" % answer)
         r["ok"] = True
-    except BootFailure as e:
+    except Fail as e:
         r["error"] = str(e)
     finally:
         c.close()
-    k0 = c.kernel_start()
-    if k0 is not None:
-        r["kernel_start"] = k0
-    for t, line in c.lines:
-        if line.startswith("rescue-init: "):
-            r["init_msg"] = t       # the init's first console line
-            break
-    for name, pat in (("root", ROOT_MOUNTED), ("init", RUN_INIT)):
-        p = c.printk(pat)
-        if p:
-            r["ts_" + name] = p[1]
+    shutil.rmtree(c.work, ignore_errors=True)
+    if vm is None:
+        return r
+    lines = vm.lines()
+    kmsgs = [(t, printk_time(line), line) for t, line in lines
+             if printk_time(line) is not None]
+    # Host time of printk time 0: the smallest arrival - timestamp over
+    # printk lines (lines printed live arrive at once; lines replayed when
+    # the serial console registers arrive late and do not count).
+    if kmsgs:
+        r["kernel_start"] = min(t - ts for t, ts, _ in kmsgs)
+    for key, pat in (("ts_root", ROOT_MOUNTED), ("ts_init", RUN_INIT)):
+        found = [ts for _, ts, line in kmsgs if re.search(pat, line)]
+        if found:
+            r[key] = found[0]
+    init_lines = [t for t, line in lines if line.startswith("rescue-init: ")]
+    if init_lines:
+        r["init_msg"] = init_lines[0]       # the init's first console line
     return r
 
 
@@ -290,7 +151,7 @@ def cmd_run(a):
     res = load(a.out)
     res.update({"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
                 "cores": os.cpu_count(), "cpu": cpu_model(),
-                "qemu": subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                "qemu": subprocess.run([QEMU, "--version"], capture_output=True,
                                        text=True).stdout.splitlines()[0],
                 "mem": a.mem, "runs_per_config": a.runs, "peer_version": read(a.peer, "version"),
                 "peer_packages": read(a.peer, "packages"), "timing": [], "memory": {}})
@@ -299,21 +160,19 @@ def cmd_run(a):
     # Time to a prompt: interleaved, A B C D A B C D ...
     for n in range(1, a.runs + 1):
         for cfg in configs:
-            log = os.path.join(a.out, "logs", "time-%s-%d.log" % (cfg.key, n))
-            r = boot(cfg, a, a.mem, log)
+            r = boot(cfg, a, a.mem, "time-%s-%d" % (cfg.key, n))
             r["run"] = n
             res["timing"].append(r)
-            print("  %-9s %-6s run %d: %s" % ("BOOT", cfg.key, n,
+            print("  %-9s %-10s run %d: %s" % ("BOOT", cfg.key, n,
                   "%.2f s to the prompt" % r["prompt"] if r["ok"] else "FAILED: " + r["error"]),
                   flush=True)
             if not r["ok"]:
-                print("  %-9s console log: %s" % ("", log), flush=True)
+                print("  %-9s console log: %s" % ("", r["log"]), flush=True)
 
     # Least memory that boots to a shell, by bisection.
     if a.mem_lo:
-        for key in ("bios", "peer"):
-            cfg = next(c for c in CONFIGS if c.key == key)
-            res["memory"][key] = least_memory(cfg, a)
+        for key in ("bios_cd", "peer"):
+            res["memory"][key] = least_memory(BY_KEY[key], a)
     res["sizes"] = sizes(a)
     save(a.out, res)
     report(a.out)
@@ -323,10 +182,9 @@ def least_memory(cfg, a):
     tried = {}
 
     def ok(m):
-        log = os.path.join(a.out, "logs", "mem-%s-%d.log" % (cfg.key, m))
-        r = boot(cfg, a, m, log, timeout=60, stall=30)
+        r = boot(cfg, a, m, "mem-%s-%d" % (cfg.key, m), low_memory=True)
         tried[m] = r["ok"] or r["error"]
-        print("  %-9s %-6s -m %4d: %s" % ("MEM", cfg.key, m, "boots to a shell" if r["ok"]
+        print("  %-9s %-10s -m %4d: %s" % ("MEM", cfg.key, m, "boots to a shell" if r["ok"]
                                           else "fails: " + r["error"]), flush=True)
         return r["ok"]
 
@@ -404,12 +262,14 @@ def report(out):
     w = L.append
     w("# Benchmark: rescue ISO vs Debian's initramfs shell\n")
     if "timing" in res:
-        w("Measured %s on %d cores (%s), %s, `-accel tcg -nodefaults -no-reboot "
-          "-display none -serial stdio -m %d`; %d runs per configuration, interleaved "
-          "(A B C D A B C D ...), medians reported." % (
+        w("Measured %s on %d cores (%s), %s, `-m %d`; %d runs per configuration, "
+          "interleaved (A B C D A B C D ...), medians reported." % (
               res["date"], res["cores"], res["cpu"], res["qemu"], res["mem"],
               res["runs_per_config"]))
         w("")
+        w("Every configuration boots on the boot tests' machine (tests/qemu.py) with "
+          "its medium and firmware, e.g. the first run:\n")
+        w("    " + shlex.join(res["timing"][0].get("argv", [])) + "\n")
         pp = res.get("peer_packages", "").strip().replace("\n", ", ")
         w("Peer: Debian's stock kernel `%s` with the initramfs that initramfs-tools "
           "generates for it (defaults: MODULES=most, COMPRESS=zstd; packages: %s), "
@@ -434,9 +294,9 @@ def report(out):
                 continue
             ts = [r["prompt"] for r in rs if r["ok"]]
             ratio = "n/a"
-            if cfg.kind == "ours" and tmed.get(cfg.key) and tmed.get("peer"):
+            if cfg.entry and tmed.get(cfg.key) and tmed.get("peer"):
                 ratio = "%.2f" % (tmed["peer"] / tmed[cfg.key])
-            elif cfg.kind == "peer":
+            elif not cfg.entry:
                 ratio = "1"
             w("| %s | %s | %s | %s | %d/%d | %s |" % (
                 cfg.title, fmt(tmed[cfg.key]), fmt(min(ts) if ts else None),
@@ -445,7 +305,7 @@ def report(out):
         w("- Ours: the boot menu's 3 s timeout is *not* counted: the hotkey (`r`, or `s`) "
           "is pressed as soon as the menu's last entry is drawn on the serial console; "
           "the time includes firmware, bootloader, menu drawing and loading the kernel "
-          "from the CD.")
+          "from the medium.")
         w("- The peer is booted the way that favours it: QEMU's `-kernel`/`-initrd` "
           "(no bootloader, no menu, no disk reads; `break=top` stops before udev and "
           "module loading). A real Debian install adds GRUB and a disk read of ~%s." % mib(
@@ -480,7 +340,7 @@ def report(out):
                 fw += " (menu at %s)" % fmt(med(menu))
             kr = fmt(m["kernel_root"])
             ki = fmt(m["kernel_init"])
-            if cfg.kind == "peer":
+            if not cfg.entry:
                 kr += " (until /init, incl. initramfs unpacking)"
                 ki = "-"
             ip = fmt(m["init_prompt"])
@@ -550,14 +410,14 @@ def report(out):
 
     if "timing" in res:
         w("## Goals (reported, not asserted)\n")
-        tb = tmed.get("bios")
+        tb = tmed.get("bios_cd")
         tp = tmed.get("peer")
         if tb and tp:
             w("- BIOS boot to a prompt at most 1/5 of the peer's: ours %s, peer %s, "
               "ratio %.2f: **%s**." % (fmt(tb), fmt(tp), tp / tb, "met" if tb * 5 <= tp
                                        else "not met"))
-            if tb * 5 > tp and "bios" in segmed:
-                m = segmed["bios"]
+            if tb * 5 > tp and "bios_cd" in segmed:
+                m = segmed["bios_cd"]
                 big = max(m, key=m.get)
                 w("  The largest part of ours is %s (%s); 1/5 of the peer would be %s." % (
                     {"firmware": "firmware+bootloader", "kernel_root": "the kernel until "
@@ -565,8 +425,12 @@ def report(out):
                      "init_prompt": "init until the prompt"}[big], fmt(m[big]), fmt(tp / 5)))
         else:
             w("- BIOS boot vs peer: n/a (a configuration never reached its prompt).")
-        if mem.get("bios"):
-            least = mem["bios"].get("least")
+        tu = tmed.get("bios_usb")
+        if tb and tu:
+            w("- BIOS USB stick within 10%% of BIOS CD: USB %s, CD %s: **%s**." % (
+                fmt(tu), fmt(tb), "met" if tu <= tb * 1.1 else "not met"))
+        if mem.get("bios_cd"):
+            least = mem["bios_cd"].get("least")
             w("- Boots to a shell with 32 MiB: least -m %s: **%s**." % (
                 least, "met" if least is not None and least <= 32 else "not met"))
         if s.get("iso"):
@@ -590,10 +454,8 @@ def write_plot(out, segmed):
         for cfg in CONFIGS:
             if cfg.key in segmed:
                 m = segmed[cfg.key]
-                label = {"bios": "ours BIOS", "shell": "ours BIOS init=/bin/sh",
-                         "uefi": "ours UEFI", "peer": "Debian initramfs"}[cfg.key]
                 f.write('"%s" %.3f %.3f %.3f %.3f %.3f\n' % (
-                    label, m["firmware"], m["kernel_root"], m["kernel_init"],
+                    cfg.label, m["firmware"], m["kernel_root"], m["kernel_init"],
                     m["init_prompt"], sum(m.values())))
     gp = """
 set terminal pngcairo size 900,540 font ",10"
@@ -666,7 +528,8 @@ def main():
     r.add_argument("--mem", type=int, default=512)
     r.add_argument("--mem-lo", type=int, default=16, help="0: no memory bisection")
     r.add_argument("--mem-hi", type=int, default=1024)
-    r.add_argument("--configs", default="bios,shell,uefi,peer")
+    r.add_argument("--configs", default=",".join(c.key for c in CONFIGS),
+                   help="comma-separated, of: %(default)s")
     b = sub.add_parser("build")
     b.add_argument("--out", required=True)
     b.add_argument("--clean", type=float, required=True)

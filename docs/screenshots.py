@@ -1,75 +1,89 @@
 #!/usr/bin/python3
 """Take the README's screenshots: QEMU's screendump of the VGA screen.
 
-    docs/screenshots.py ISO OUTDIR
+    docs/screenshots.py ISO OUTDIR LOGDIR
 
-Boots the ISO from a CD under SeaBIOS with a VGA card, dumps the isolinux
-menu, picks the default entry through the serial console, types a command
-on the VGA console's own shell (QEMU sendkey) and dumps the screen again.
+Boots the ISO from a CD on the boot tests' BIOS machine (tests/qemu.py,
+which has a VGA card), dumps the isolinux menu, picks the default entry
+through the serial console, types a command on the VGA console's own shell
+(QEMU sendkey) and dumps the screen again. Then boots it under OVMF with
+Secure Boot on (Microsoft's keys) and dumps MokManager's file chooser with
+the ISO's certificate selected (the README's enrollment). The console logs
+go to LOGDIR/screenshots-*.log.
 """
 import os
+import re
 import sys
-import tempfile
 import time
 
-import pexpect
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests'))
+from qemu import MENU, MENU_LAST, MENU_TIMEOUT, Ctx, Fail, boot_rescue, poweroff  # noqa: E402
 
 KEYS = {" ": "spc", "/": "slash", "-": "minus", "|": "shift-backslash",
         "\n": "ret", ".": "dot", "=": "equal",
         ";": "semicolon"}
 
 
-def monitor(mon, cmd):
-    mon.sendline(cmd)
-    mon.expect_exact("(qemu)")
-
-
-def type_on_vga(mon, text):
+def type_on_vga(vm, text):
     for ch in text:
-        monitor(mon, "sendkey " + KEYS.get(ch, ch))
+        vm.monitor("sendkey " + KEYS.get(ch, ch))
+
+
+def menu_and_shell(c, outdir):
+    vm = c.machine(c.cdrom(), monitor=True)
+    # Not menu(): the picture is taken while the countdown shows.
+    vm.wait(re.escape(MENU_LAST), 'the whole isolinux menu', MENU_TIMEOUT)
+    vm.wait('Booting the rescue system in', 'the menu countdown', 20)
+    time.sleep(0.5)
+    menu = os.path.join(outdir, "boot-menu.png")
+    vm.monitor("screendump %s -f png" % menu)
+    vm.send(MENU['rescue'][0])
+    boot_rescue(vm)
+    time.sleep(1)
+    type_on_vga(vm, "mount -t devtmpfs; ls -l /dev/null /dev/sr0\n")
+    time.sleep(2)
+    shell = os.path.join(outdir, "rescue-shell.png")
+    vm.monitor("screendump %s -f png" % shell)
+    poweroff(vm)
+    return [menu, shell]
+
+
+def mokmanager(c, outdir):
+    """GRUB's Enroll entry, then MokManager: Enroll key from disk, the ESP,
+    EFI/, and the cursor on rescue.cer.  MokManager's cursor starts on the
+    first row of each list; Down moves it."""
+    vm = c.machine(c.cdrom(), uefi='ms', monitor=True)
+    down = "\x1b[B"                     # cursor down on the serial console
+    steps = [(MENU["mok"][1], MENU["mok"][0]),          # GRUB's Enroll entry
+             ("Press any key to perform MOK management", " "),
+             ("Enroll hash from disk", down + "\r"),     # Continue boot, Enroll key ...
+             ("RESCUE_EFI", "\r"),                      # the only volume: the ESP
+             ("boot/", "\r"),                           # EFI/, boot/
+             ("rescue.cer", down + down)]               # ../, BOOT/, rescue.cer
+    for text, keys in steps:
+        vm.wait(re.escape(text), 'MokManager: ' + text, MENU_TIMEOUT)
+        time.sleep(1)
+        vm.send(keys)
+    time.sleep(2)
+    shot = os.path.join(outdir, "mokmanager.png")
+    vm.monitor("screendump %s -f png" % shot)
+    vm.stop()
+    return [shot]
 
 
 def main():
-    iso, outdir = sys.argv[1], sys.argv[2]
+    iso, outdir, logdir = (os.path.abspath(p) for p in sys.argv[1:4])
     os.makedirs(outdir, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="rescue-shots-")
-    sock = os.path.join(tmp, "mon")
-    qemu = pexpect.spawn(
-        "qemu-system-x86_64", ["-accel", "tcg", "-m", "256", "-nodefaults",
-        "-no-reboot", "-display", "none", "-vga", "std", "-serial", "stdio",
-        "-monitor", "unix:%s,server=on,wait=off" % sock,
-        "-drive", "file=%s,media=cdrom,if=ide,readonly=on" % iso],
-        encoding="latin-1", timeout=90)
-    while not os.path.exists(sock):
-        time.sleep(0.1)
-    mon = pexpect.spawn("python3", ["-c",
-        "import socket,sys,os,select\n"
-        "s=socket.socket(socket.AF_UNIX);s.connect(%r)\n"
-        "while True:\n"
-        " r,_,_=select.select([s,0],[],[])\n"
-        " if s in r:\n"
-        "  d=s.recv(4096)\n"
-        "  if not d: break\n"
-        "  os.write(1,d)\n"
-        " if 0 in r: s.sendall(os.read(0,4096))\n" % sock],
-        encoding="latin-1", timeout=30)
-    mon.expect_exact("(qemu)")
-
-    qemu.expect("ower off")     # the last entry: the menu is drawn
-    qemu.expect("Booting the rescue system in")
-    time.sleep(0.5)
-    menu = os.path.join(outdir, "boot-menu.png")
-    monitor(mon, "screendump %s -f png" % menu)
-    qemu.send("r")
-    qemu.expect(r"rescue:/# ")
-    time.sleep(1)
-    type_on_vga(mon, "mount -t devtmpfs; ls -l /dev/null /dev/sr0\n")
-    time.sleep(2)
-    shell = os.path.join(outdir, "rescue-shell.png")
-    monitor(mon, "screendump %s -f png" % shell)
-    qemu.sendline("poweroff")
-    qemu.expect(pexpect.EOF)
-    print("  SHOT      %s\n  SHOT      %s" % (menu, shell))
+    shots = []
+    for take in (menu_and_shell, mokmanager):
+        c = Ctx('screenshots-' + take.__name__, iso, logdir)
+        try:
+            shots += take(c, outdir)
+        except Fail as e:
+            sys.exit('screenshots: %s (log: %s)' % (e, c.log_path))
+        finally:
+            c.close()
+    print("".join("  SHOT      %s\n" % s for s in shots), end="")
 
 
 if __name__ == "__main__":

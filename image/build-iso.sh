@@ -6,17 +6,23 @@
 #   BIOS CD        isolinux El Torito image            (bios_cd)
 #   BIOS disk/USB  isohybrid MBR, ISO = partition 1    (bios_disk)
 #   UEFI disk/USB  FAT EFI system partition = MBR partition 2, type 0xef,
-#                  holding a standalone GRUB           (uefi_disk)
+#                  holding the Secure Boot chain: Microsoft-signed shim,
+#                  Debian-signed GRUB and MokManager  (uefi_disk)
 #   UEFI CD        the same FAT image as El Torito EFI image (uefi_cd)
 # There is no initramfs: the kernel mounts this ISO as root and devtmpfs
-# on its empty /dev.
+# on its empty /dev.  The kernel is signed with the builder's key.
 #
 # Inputs come from the environment (image/image.mk sets them all):
 #   ISO                  final path; written as $ISO.tmp, renamed at the end
 #   WORK                 scratch directory (staging tree, EFI image, logs)
-#   IMAGE_SRC            this directory (templates, rootfs/)
-#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT BUSYBOX E2FSCK
-#   ISOLINUX_DIR SYSLINUX_BIOS_DIR GRUB_EFI_DIR  boot loader files
+#   IMAGE_SRC            this directory (templates, menu.txt, rootfs/)
+#   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT RESCUE_ENTER RESCUE_BOOT BUSYBOX E2FSCK
+#   TOOLS_LIST           programs from Debian packages (image/stage-tools.sh)
+#   ISOLINUX_DIR SYSLINUX_BIOS_DIR  BIOS boot loader files
+#   SHIM MOKMANAGER_EFI GRUB_EFI    UEFI boot loaders; GRUB_EFI is signed
+#                        with SIGN_KEY too when it carries no signature
+#   SIGN_KEY SIGN_CERT   the key (PEM) that signs the kernel, and its
+#                        certificate (PEM), put on the ESP in DER form
 #   SOURCE_DATE_EPOCH    every date, the disk id and the volume UUID
 #   V=1                  show the commands
 set -eE -o pipefail
@@ -24,14 +30,24 @@ umask 022
 export LC_ALL=C TZ=UTC
 
 : "${ISO:?}" "${WORK:?}" "${IMAGE_SRC:?}" "${KERNEL:?}" "${KERNEL_RELEASE_FILE:?}"
-: "${RESCUE_INIT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${RESCUE_BOOT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${TOOLS_LIST:=$IMAGE_SRC/tools.list}"
+: "${SIGN_KEY:?}" "${SIGN_CERT:?}"
 : "${ISOLINUX_DIR:=/usr/lib/ISOLINUX}"
 : "${SYSLINUX_BIOS_DIR:=/usr/lib/syslinux/modules/bios}"
-: "${GRUB_EFI_DIR:=/usr/lib/grub/x86_64-efi}"
+: "${SHIM:=/usr/lib/shim/shimx64.efi.signed}"
+: "${MOKMANAGER_EFI:=/usr/lib/shim/mmx64.efi.signed}"
+: "${GRUB_EFI:=/usr/lib/grub/x86_64-efi-signed/gcdx64.efi.signed}"
 
 STAGE=$WORK/staging
 TMP_ISO=$ISO.tmp
 KERNEL_ON_ISO=/boot/vmlinuz
+# On the ESP: shim as the removable-media loader, which starts
+# grubx64.efi next to it; MokManager beside them; the certificate for
+# MokManager's "Enroll key from disk" (FAT, so that firmware sees it).
+ESP_LOADER_DIR=/EFI/BOOT
+MOKMANAGER=$ESP_LOADER_DIR/mmx64.efi
+CERT_ON_ESP=/EFI/rescue.cer
 
 die() { echo "build-iso.sh: $*" >&2; exit 1; }
 
@@ -43,7 +59,7 @@ run() {
 
 # A failed or interrupted build leaves no partial ISO; the previous one,
 # if any, stays until the new one is complete.
-cleanup() { rm -f "$TMP_ISO" "$ISO.sha256.tmp"; }
+cleanup() { rm -f "$TMP_ISO"; }
 trap cleanup EXIT
 trap 'echo "build-iso.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 
@@ -76,11 +92,15 @@ ISO_DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d%H%M%S00)
 MARKER=/boot/grub/rescue-$DISKID.id
 CMDLINE="root=PARTUUID=$DISKID-01,/dev/sr0 rootfstype=iso9660 rootmarker=$MARKER ro rootwait console=tty0 console=ttyS0,115200"
 
-# fill TEMPLATE OUTPUT: replace the @PLACEHOLDERS@; any left over is a bug.
+. "$IMAGE_SRC/bootmenu.sh"
+
+# fill TEMPLATE OUTPUT ENTRIES: replace the @PLACEHOLDERS@, and the line
+# @ENTRIES@ with the file ENTRIES (the menu in the loader's words, from
+# bootmenu.sh); any placeholder left over is a bug.
 fill() {
 	sed -e "s|@DISKID@|$DISKID|g" -e "s|@KVER@|$KVER|g" \
-	    -e "s|@KERNEL@|$KERNEL_ON_ISO|g" -e "s|@CMDLINE@|$CMDLINE|g" \
-	    -e "s|@MARKER@|$MARKER|g" "$1" >"$2"
+	    -e "s|@MARKER@|$MARKER|g" \
+	    -e "/^@ENTRIES@\$/{r $3" -e 'd' -e '}' "$1" >"$2"
 	if grep -n '@[A-Z_]*@' "$2" >&2; then
 		die "$1: unknown placeholder"
 	fi
@@ -104,6 +124,8 @@ stage_rootfs() {
 	chmod 1777 "$STAGE/tmp"
 
 	install -m 0755 "$RESCUE_INIT" "$STAGE/sbin/init"
+	install -m 0755 "$RESCUE_ENTER" "$STAGE/sbin/rescue-enter"
+	install -m 0755 "$RESCUE_BOOT" "$STAGE/sbin/rescue-boot"
 	install -m 0755 "$BUSYBOX" "$STAGE/bin/busybox"
 	install -m 0755 "$E2FSCK" "$STAGE/sbin/e2fsck"
 	for target in fsck.ext2 fsck.ext3 fsck.ext4; do
@@ -146,9 +168,16 @@ stage_rootfs() {
 	install -d -m 0755 "$STAGE/etc/udhcpc"
 	ln -s /usr/share/udhcpc/default.script "$STAGE/etc/udhcpc/default.script"
 
-	install -m 0644 "$KERNEL" "$STAGE$KERNEL_ON_ISO"
 	printf 'rescue-iso disk id %s, Linux %s\n' "$DISKID" "$KVER" \
 		>"$STAGE/boot/release"
+}
+
+# The programs of TOOLS_LIST with their libraries, and the manifest of
+# every Debian package on the ISO (these, busybox, e2fsck, boot loaders).
+stage_tools() {
+	"$IMAGE_SRC/stage-tools.sh" "$TOOLS_LIST" "$STAGE" "$WORK" \
+		"$BUSYBOX" "$E2FSCK" "$ISOLINUX_DIR/isolinux.bin" \
+		"$SYSLINUX_BIOS_DIR/ldlinux.c32" "$GRUB_EFI_DIR/kernel.img"
 }
 
 # ---------------------------------------------------------------------------
@@ -164,7 +193,8 @@ bios_cd() {
 	for m in ldlinux menu libutil libcom32 chain reboot poweroff; do
 		install -m 0644 "$SYSLINUX_BIOS_DIR/$m.c32" "$dir/"
 	done
-	fill "$IMAGE_SRC/isolinux.cfg.in" "$dir/isolinux.cfg"
+	menu_isolinux "$IMAGE_SRC/menu.txt" >"$WORK/isolinux.entries"
+	fill "$IMAGE_SRC/isolinux.cfg.in" "$dir/isolinux.cfg" "$WORK/isolinux.entries"
 
 	OPTS_BIOS_CD=(
 		-b boot/isolinux/isolinux.bin -c boot/isolinux/boot.cat
@@ -184,44 +214,88 @@ bios_disk() {
 	)
 }
 
+# sign IN OUT: IN signed with the builder's key (SIGN_KEY, SIGN_CERT);
+# an existing signature stays and the new one comes after it.  sbsign's
+# PKCS#7 carries the signing time from the clock; faketime sets that to
+# SOURCE_DATE_EPOCH, so the same key gives the same bytes (the RSA
+# PKCS#1 v1.5 signature itself is deterministic).  A key with a
+# passphrase makes openssl ask on the terminal.
+sign() {
+	run faketime "$(date -u -d "@$SOURCE_DATE_EPOCH" '+%Y-%m-%d %H:%M:%S')" \
+		sbsign --key "$SIGN_KEY" --cert "$SIGN_CERT" --output "$2" "$1" \
+		2>"$WORK/sbsign.log" ||
+		{ cat "$WORK/sbsign.log" >&2; die "sbsign of $1 with $SIGN_KEY failed"; }
+}
+
+# The kernel, for shim to check under Secure Boot: against db, or the MOK
+# list once the certificate is enrolled.
+sign_kernel() {
+	sign "$KERNEL" "$STAGE$KERNEL_ON_ISO"
+	run sbverify --cert "$SIGN_CERT" "$STAGE$KERNEL_ON_ISO" >/dev/null 2>&1 ||
+		die "the signed kernel does not verify with $SIGN_CERT"
+}
+
 # UEFI disk/USB stick: a FAT EFI system partition as MBR partition 2
-# (type 0xef) holding /EFI/BOOT/BOOTX64.EFI, a standalone GRUB with only
-# the modules it needs and grub-early.cfg embedded.  The menu itself is
-# /boot/grub/grub.cfg on the ISO.
-GRUB_MODULES=(
-	normal configfile echo minicmd         # menu, configfile, exit
-	search search_fs_file iso9660          # find the ISO (whole disk or CD)
-	serial terminal                        # menu on VGA and serial
-	efi_gop linux reboot halt              # the menu entries
-)
-
+# (type 0xef).  Firmware starts /EFI/BOOT/BOOTX64.EFI, Microsoft-signed
+# shim, which starts grubx64.efi, Debian's signed GRUB for CDs.  That
+# GRUB's built-in config (see debian/build-efi-images in Debian's grub2)
+# sources $prefix/grub.cfg, prefix being /boot/grub on the device GRUB
+# came from: the ISO9660 volume when a CD drive boots the El Torito
+# image, this FAT partition when a disk boots partition 2.  Both get the
+# same grub.cfg; it finds the ISO by this build's marker file.
 uefi_disk() {
-	local efi=$WORK/BOOTX64.EFI img=$WORK/efi.img kib
+	local img=$WORK/efi.img esp=$WORK/esp kib grub=$WORK/grubx64.efi
 
+	menu_grub "$IMAGE_SRC/menu.txt" >"$WORK/grub.entries"
 	install -d -m 0755 "$STAGE/boot/grub"
-	fill "$IMAGE_SRC/grub.cfg.in" "$STAGE/boot/grub/grub.cfg"
+	fill "$IMAGE_SRC/grub.cfg.in" "$STAGE/boot/grub/grub.cfg" "$WORK/grub.entries"
 	printf 'rescue-iso %s\n' "$DISKID" >"$STAGE$MARKER"
-	# GRUB runs the embedded config with its rescue parser, which takes
-	# '#' for a command: embed it without comments.
-	fill "$IMAGE_SRC/grub-early.cfg.in" "$WORK/grub-early.cfg.full"
-	sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' \
-		"$WORK/grub-early.cfg.full" >"$WORK/grub-early.cfg"
 
-	rm -f "$efi" "$img"
-	run grub-mkimage --format=x86_64-efi --directory="$GRUB_EFI_DIR" \
-		--prefix=/boot/grub --config="$WORK/grub-early.cfg" \
-		--output="$efi" "${GRUB_MODULES[@]}"
+	# Someone else's GRUB (no signature: not Debian's) is signed with
+	# the builder's key, so that a machine whose db holds only that key
+	# accepts it.
+	if sbverify --list "$GRUB_EFI" 2>/dev/null | grep -q '^signature 1'; then
+		cp "$GRUB_EFI" "$grub"
+	else
+		sign "$GRUB_EFI" "$grub"
+	fi
 
-	# FAT12 just big enough for the loader (FATs, root directory and two
-	# directories take < 32 KiB); no random volume id or dates
-	# (--invariant, -i; mtools takes SOURCE_DATE_EPOCH).
-	kib=$(( ($(stat -c %s "$efi") + 1023) / 1024 + 48 ))
+	rm -rf "$esp" "$img"
+	install -d -m 0755 "$esp$ESP_LOADER_DIR" "$esp/boot/grub"
+	# shim keeps Microsoft's signatures first and gets the builder's
+	# as the last one, so that firmware whose db holds only the
+	# builder's key (a machine whose owner enrolled it) starts it too.
+	sign "$SHIM" "$esp$ESP_LOADER_DIR/BOOTX64.EFI"
+	install -m 0644 "$grub" "$esp$ESP_LOADER_DIR/grubx64.efi"
+	install -m 0644 "$MOKMANAGER_EFI" "$esp$MOKMANAGER"
+	openssl x509 -in "$SIGN_CERT" -outform DER -out "$esp$CERT_ON_ESP" ||
+		die "$SIGN_CERT is not a PEM certificate"
+	install -m 0644 "$STAGE/boot/grub/grub.cfg" "$esp/boot/grub/grub.cfg"
+	# MokManager and the certificate on the ISO9660 volume too, at the
+	# same paths.  Booted from a CD, GRUB's $cmdpath is (cd0)/EFI/BOOT,
+	# the ISO9660 volume: GRUB cannot read the El Torito FAT image there
+	# (the MBR's partition 2 is counted in 512-byte sectors, a CD has
+	# 2048-byte ones).  The certificate is there for mokutil --import.
+	install -d -m 0755 "$STAGE$ESP_LOADER_DIR"
+	install -m 0644 "$MOKMANAGER_EFI" "$STAGE$MOKMANAGER"
+	install -m 0644 "$esp$CERT_ON_ESP" "$STAGE$CERT_ON_ESP"
+
+	# FAT12 just big enough for the files plus directories and FATs;
+	# no random volume id or dates (--invariant, -i; mtools takes
+	# SOURCE_DATE_EPOCH).
+	kib=$(( $(du -s --apparent-size --block-size=1024 "$esp" | cut -f1) + 128 ))
 	kib=$(( (kib + 15) / 16 * 16 ))
 	run mkfs.fat -C --invariant -i "$DISKID" -n RESCUE_EFI -F 12 \
 		"$img" "$kib" >/dev/null
 	export MTOOLSRC=/dev/null MTOOLS_SKIP_CHECK=1
-	run mmd -i "$img" ::/EFI ::/EFI/BOOT
-	run mcopy -i "$img" "$efi" ::/EFI/BOOT/BOOTX64.EFI
+	# Sorted, so that the FAT's layout is the same every time.
+	(cd "$esp" && find . -mindepth 1 | sort | sed 's|^\./||') | while read -r f; do
+		if [ -d "$esp/$f" ]; then
+			run mmd -i "$img" "::/$f"
+		else
+			run mcopy -i "$img" "$esp/$f" "::/$f"
+		fi
+	done
 
 	OPTS_UEFI_DISK=(-append_partition 2 0xef "$img")
 }
@@ -244,11 +318,15 @@ normalise_tree() {
 }
 
 # The one xorriso call.  After the mkisofs option list (ended by --), the
-# native commands zisofs-compress the programs: the kernel reads them
+# native commands zisofs-compress the programs and libraries: the kernel reads them
 # through CONFIG_ZISOFS, while the kernel image and the boot loaders'
 # files under /boot stay uncompressed for isolinux and GRUB.
 make_iso() {
-	local log=$WORK/xorriso.log
+	local log=$WORK/xorriso.log d zisofs_dirs=()
+
+	for d in /bin /sbin /lib /lib64 /usr/bin /usr/sbin; do
+		[ ! -d "$STAGE$d" ] || zisofs_dirs+=("$d")
+	done
 
 	rm -f "$TMP_ISO"
 	if ! run xorriso -report_about SORRY -abort_on FAILURE \
@@ -266,7 +344,7 @@ make_iso() {
 		"$STAGE" \
 		-- \
 		-zisofs level=9:block_size=128k \
-		-set_filter_r --zisofs /bin /sbin -- \
+		-set_filter_r --zisofs "${zisofs_dirs[@]}" -- \
 		>"$log" 2>&1; then
 		cat "$log" >&2
 		die "xorriso failed"
@@ -284,11 +362,10 @@ make_iso() {
 finish() {
 	local sum size mib aim
 
+	# The checksum file is make's: it is redone from the ISO on disk.
 	sum=$(sha256sum "$TMP_ISO" | cut -d' ' -f1)
-	printf '%s  %s\n' "$sum" "${ISO##*/}" >"$ISO.sha256.tmp"
 	size=$(stat -c %s "$TMP_ISO")
 	mv -f "$TMP_ISO" "$ISO"
-	mv -f "$ISO.sha256.tmp" "$ISO.sha256"
 
 	mib=$(awk -v s="$size" 'BEGIN { printf "%.2f", s / 1048576 }')
 	if [ "$size" -le $((8 * 1048576)) ]; then
@@ -301,11 +378,15 @@ finish() {
 		'' "sha256  $sum" \
 		'' "kernel  $KVER" \
 		'' "disk id $DISKID (root=PARTUUID=$DISKID-01,/dev/sr0)" \
-		'' "boot    BIOS CD, BIOS disk/USB (isolinux); UEFI CD, UEFI disk/USB (GRUB)"
+		'' "boot    BIOS CD, BIOS disk/USB (isolinux); UEFI CD, UEFI disk/USB (shim, GRUB)" \
+		'' "signed  kernel by $(openssl x509 -in "$SIGN_CERT" -noout -subject -nameopt oneline | sed 's/^subject= *//')" \
+		'' "        key $SIGN_KEY, certificate $CERT_ON_ESP on the ESP"
 }
 
 mkdir -p "$WORK"
 stage_rootfs
+stage_tools
+sign_kernel
 bios_cd
 bios_disk
 uefi_disk

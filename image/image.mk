@@ -9,20 +9,69 @@ IMAGE_WORK := $(BUILD)/image
 RESCUE_INIT ?= $(BUILD)/rescue-init/rescue-init
 
 # Programs from Debian packages (busybox-static, e2fsck-static) and boot
-# loaders (isolinux, syslinux-common, grub-efi-amd64-bin).
+# loaders (isolinux, syslinux-common; shim-signed, shim-helpers-amd64-signed,
+# grub-efi-amd64-signed).
 BUSYBOX ?= /bin/busybox
 E2FSCK ?= /sbin/e2fsck.static
+HOST_FILES += $(BUSYBOX) $(E2FSCK)
 ISOLINUX_DIR ?= /usr/lib/ISOLINUX
 SYSLINUX_BIOS_DIR ?= /usr/lib/syslinux/modules/bios
-GRUB_EFI_DIR ?= /usr/lib/grub/x86_64-efi
+SHIM ?= /usr/lib/shim/shimx64.efi.signed
+MOKMANAGER_EFI ?= /usr/lib/shim/mmx64.efi.signed
+GRUB_EFI ?= /usr/lib/grub/x86_64-efi-signed/gcdx64.efi.signed
+
+# The Secure Boot signing key: by default one pair per builder, made once
+# outside the repository; SIGN_KEY= SIGN_CERT= name another (for example
+# a key in the machine's own db).
+SIGN_DIR := $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/rescue-iso
+ifneq ($(filter undefined,$(origin SIGN_KEY)),$(filter undefined,$(origin SIGN_CERT)))
+$(error name both SIGN_KEY= (PEM private key) and SIGN_CERT= (its PEM certificate), or neither)
+endif
+SIGN_KEY_DEFAULT := $(if $(filter undefined,$(origin SIGN_KEY)),create)
+SIGN_KEY ?= $(SIGN_DIR)/signing-key.pem
+SIGN_CERT ?= $(SIGN_DIR)/signing-cert.pem
+override SIGN_KEY := $(abspath $(SIGN_KEY))
+override SIGN_CERT := $(abspath $(SIGN_CERT))
+
+# The programs from Debian packages (image/stage-tools.sh); the ISO is
+# rebuilt when an installed package changes.
+TOOLS_LIST ?= $(IMAGE_SRC)/tools.list
+DPKG_STATUS := /var/lib/dpkg/status
 
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
+# Boot loader files from the host's packages: an update of any of them
+# rebuilds the ISO (a whole directory, so that no list of the files
+# build-iso.sh takes is kept twice).
+IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* \
+	$(SYSLINUX_BIOS_DIR)/*.c32)) $(SHIM) $(MOKMANAGER_EFI) $(GRUB_EFI)
 
-# The ISO also depends on the value of SOURCE_DATE_EPOCH (dates, disk id):
-# this file changes only when the value does.
-IMAGE_EPOCH := $(IMAGE_WORK)/source-date-epoch
-$(IMAGE_EPOCH): FORCE
-	$(call write-if-changed,$@,$(SOURCE_DATE_EPOCH))
+# What the ISO depends on beyond file dates: the values build-iso.sh gets
+# (SOURCE_DATE_EPOCH gives dates and the disk id; the key pair signs),
+# and the shape of image/ -- every path with its type and mode -- so that
+# deleting, adding or chmod-ing a file there rebuilds the ISO. Each file
+# changes only when its text does (Kbuild's if_changed).
+IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
+	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
+	RESCUE_INIT='$(RESCUE_INIT)' RESCUE_ENTER='$(RESCUE_ENTER)' \
+	RESCUE_BOOT='$(RESCUE_BOOT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
+	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
+	SHIM='$(SHIM)' MOKMANAGER_EFI='$(MOKMANAGER_EFI)' GRUB_EFI='$(GRUB_EFI)' \
+	SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' TOOLS_LIST='$(TOOLS_LIST)' \
+	SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)'
+# Exported, so that a test suite can build another ISO from the same
+# inputs with build-iso.sh, giving its own ISO, WORK and key pair.
+export BUILD_ISO = $(IMAGE_ENV)
+IMAGE_SETTINGS := $(IMAGE_WORK)/settings
+$(IMAGE_SETTINGS): FORCE
+	$(call write-if-changed,$@,$(IMAGE_ENV))
+IMAGE_TREE := $(IMAGE_WORK)/tree
+$(IMAGE_TREE): FORCE
+	$(call write-if-changed,$@,$(shell cd '$(IMAGE_SRC)' && find . ! -name '*~' -printf '%p %y %m;' | LC_ALL=C sort))
+
+# The signing key pair: made when it is the default one and missing; a
+# pair named with SIGN_KEY= must exist.
+$(SIGN_KEY) $(SIGN_CERT) &: | deps
+	$(Q)'$(IMAGE_SRC)/signing-key.sh' '$(SIGN_KEY)' '$(SIGN_CERT)' $(SIGN_KEY_DEFAULT)
 
 .PHONY: iso
 iso: $(ISO) $(ISO).sha256
@@ -30,17 +79,17 @@ iso: $(ISO) $(ISO).sha256
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
-$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(BUSYBOX) $(E2FSCK) \
-		$(IMAGE_INPUTS) $(IMAGE_EPOCH) | deps
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(RESCUE_ENTER) $(RESCUE_BOOT) \
+		$(IMAGE_HOST_FILES) \
+		$(IMAGE_INPUTS) $(TOOLS_LIST) $(DPKG_STATUS) $(IMAGE_SETTINGS) $(IMAGE_TREE) \
+		$(SIGN_KEY) $(SIGN_CERT) | deps
 	$(call msg,MKISO,$@)
-	$(Q)ISO='$@' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
-		KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
-		RESCUE_INIT='$(RESCUE_INIT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
-		ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
-		GRUB_EFI_DIR='$(GRUB_EFI_DIR)' \
-		'$(IMAGE_SRC)/build-iso.sh'
+	$(Q)$(IMAGE_ENV) '$(IMAGE_SRC)/build-iso.sh'
 
-$(ISO).sha256: $(ISO) ;
+# The checksum is made from the ISO on disk, so it is redone whenever it
+# is missing or older than the ISO (an interrupted build included).
+$(ISO).sha256: $(ISO)
+	$(Q)cd '$(@D)' && sha256sum '$(<F)' >'$(@F).tmp' && mv -f '$(@F).tmp' '$(@F)'
 
 # ---------------------------------------------------------------------------
 # make run / run-uefi: boot the ISO in QEMU with the serial console on the

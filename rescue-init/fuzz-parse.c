@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer targets for parse.c, one per parser, chosen at compile time:
- * -DFUZZ_cmdline, -DFUZZ_mountinfo or -DFUZZ_console.  Besides the
+ * libFuzzer targets for parse.c and disksig.c, chosen at compile time:
+ * -DFUZZ_cmdline, -DFUZZ_mountinfo, -DFUZZ_console or -DFUZZ_disksig.  Besides the
  * sanitizers' checks, each target asserts what the init relies on:
  * results are NUL terminated inside their buffers and a shell path stays
  * absolute.  The input is copied to an exact-size buffer so any read past
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disksig.h"
 #include "parse.h"
 
 #define CHECK(c)	do { if (!(c)) __builtin_trap(); } while (0)
@@ -60,6 +61,35 @@ static __attribute__((unused)) void fuzz_console(const char *buf, size_t len)
 		      !strchr(names[i], '/'));
 }
 
+/* The input as a disk's first bytes (LUKS, LVM label), as a superblock
+ * read from each md place on a 64 MiB device, as an mda_header and as
+ * metadata text.  Names stay terminated, text stays inside its area. */
+static __attribute__((unused)) void fuzz_disksig(const char *buf, size_t len)
+{
+	const unsigned char *b = (const unsigned char *)buf;
+	const uint64_t dev = 64ULL << 20, mda = 4096, mda_size = (1 << 20) - 4096;
+	uint64_t at[4], start, size, text_at, text_len;
+	struct disk_sig sig;
+	int i, n, v = luks_version(b, len);
+
+	CHECK(v >= 0 && v <= 2);
+	n = md_super_offsets(dev, at);
+	for (i = 0; i < n; i++) {
+		memset(&sig, 0, sizeof(sig));
+		if (md_super(b, len, at[i], dev, &sig))
+			CHECK(sig.kind == SIG_MD &&
+			      memchr(sig.name, '\0', sizeof(sig.name)));
+	}
+	if (lvm_label(b, len, &start, &size))
+		CHECK(!size || start || size);
+	if (lvm_mda(b, len, mda, mda_size, &text_at, &text_len) == 1)
+		CHECK(text_at >= mda + LVM_MDA_BYTES && text_len > 0 &&
+		      text_at + text_len <= mda + mda_size);
+	memset(&sig, 0, sizeof(sig));
+	if (lvm_vg_name(buf, len, &sig))
+		CHECK(sig.name[0] && strlen(sig.name) < 128);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size ? size : 1);
@@ -71,8 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_mountinfo(buf, size);
 #elif defined(FUZZ_console)
 	fuzz_console(buf, size);
+#elif defined(FUZZ_disksig)
+	fuzz_disksig(buf, size);
 #else
-#error "define FUZZ_cmdline, FUZZ_mountinfo or FUZZ_console"
+#error "define FUZZ_cmdline, FUZZ_mountinfo, FUZZ_console or FUZZ_disksig"
 #endif
 	free(buf);
 	return 0;

@@ -36,7 +36,7 @@ void opts_init(struct rescue_opts *o)
 	memcpy(o->shell, DEFAULT_SHELL, sizeof(DEFAULT_SHELL));
 }
 
-static const char *check_shell(const char *v, size_t vl)
+static const char *shell_path_error(const char *v, size_t vl)
 {
 	size_t i;
 
@@ -55,7 +55,7 @@ static const char *check_shell(const char *v, size_t vl)
 	return NULL;
 }
 
-static const char *check_term(const char *v, size_t vl)
+static const char *term_name_error(const char *v, size_t vl)
 {
 	size_t i;
 
@@ -70,6 +70,26 @@ static const char *check_term(const char *v, size_t vl)
 		      (c >= '0' && c <= '9') || c == '-' || c == '_' ||
 		      c == '.' || c == '+'))
 			return "not a terminal type name";
+	}
+	return NULL;
+}
+
+/* rescue.boot=auto or a device (/dev/sda2, sda2, UUID=..., LABEL=...):
+ * rescue-boot says whether it names an installed root; here only its
+ * shape is checked. */
+static const char *boot_device_error(const char *v, size_t vl)
+{
+	size_t i;
+
+	if (vl == 0)
+		return "empty value";
+	if (vl >= BOOT_MAX)
+		return "value too long";
+	for (i = 0; i < vl; i++) {
+		unsigned char c = v[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			return "not a device name";
 	}
 	return NULL;
 }
@@ -117,13 +137,18 @@ static const char *apply_word(const char *w, size_t wl, struct rescue_opts *o)
 		kl = (size_t)(eq - key);
 		unquote(&v, &vl);
 	}
+	/* The kernel's console log level, set by the person at the boot
+	 * prompt: init must not override it. */
+	if ((eq && word_is(key, kl, "loglevel")) ||
+	    (!eq && (word_is(key, kl, "quiet") || word_is(key, kl, "debug"))))
+		o->kernel_loglevel = 1;
 	if (kl < 7 || memcmp(key, "rescue.", 7) != 0)
 		return NULL;	/* not ours: the kernel's or another's */
 
 	if (word_is(key, kl, "rescue.shell")) {
 		if (!eq)
 			return "needs a value: rescue.shell=/path/to/program";
-		why = check_shell(v, vl);
+		why = shell_path_error(v, vl);
 		if (why)
 			return why;
 		memcpy(o->shell, v, vl);
@@ -131,11 +156,19 @@ static const char *apply_word(const char *w, size_t wl, struct rescue_opts *o)
 	} else if (word_is(key, kl, "rescue.term")) {
 		if (!eq)
 			return "needs a value: rescue.term=NAME";
-		why = check_term(v, vl);
+		why = term_name_error(v, vl);
 		if (why)
 			return why;
 		memcpy(o->term, v, vl);
 		o->term[vl] = '\0';
+	} else if (word_is(key, kl, "rescue.boot")) {
+		if (!eq)
+			return "needs a value: rescue.boot=auto or rescue.boot=DEVICE";
+		why = boot_device_error(v, vl);
+		if (why)
+			return why;
+		memcpy(o->boot, v, vl);
+		o->boot[vl] = '\0';
 	} else if (word_is(key, kl, "rescue.check")) {
 		b = parse_bool(v, vl, eq != NULL);
 		if (b < 0)

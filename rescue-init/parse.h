@@ -18,16 +18,25 @@
 #define DEFAULT_SHELL	"/bin/sh"
 #define SHELL_MAX	256	/* rescue.shell= value, with the NUL */
 #define TERM_MAX	32	/* rescue.term= value, with the NUL */
+#define BOOT_MAX	128	/* rescue.boot= value, with the NUL */
 #define TTY_NAME_MAX	32	/* one name in console/active, with the NUL */
 #define MNT_PATH_MAX	256	/* mount point kept from mountinfo */
 #define MNT_TYPE_MAX	32
 #define MNT_SRC_MAX	64
+
+/* rescue-boot in a shell asks PID 1 to hand over: it writes the device to
+ * this file, then sends this signal (signal.h's SIGRTMIN). */
+#define RESCUE_BOOT_REQUEST	"/run/rescue-boot.request"
+#define RESCUE_BOOT_SIGNAL	(SIGRTMIN + 2)
+#define RESCUE_BOOT		"/sbin/rescue-boot"
 
 /* Options read from the kernel command line; defaults from opts_init(). */
 struct rescue_opts {
 	char shell[SHELL_MAX];
 	char term[TERM_MAX];	/* empty: choose from the tty name */
 	int check;		/* rescue.check: smoke test, then power off */
+	char boot[BOOT_MAX];	/* rescue.boot=: "auto" or a device; "": off */
+	int kernel_loglevel;	/* loglevel=, quiet or debug: leave it be */
 };
 
 /*

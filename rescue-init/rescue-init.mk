@@ -12,8 +12,8 @@ RESCUE_INIT := $(RI_OUT)/rescue-init
 RI_MAX_SIZE := 32768
 FUZZ_TIME ?= 20
 
-RI_SRCS := $(RI_SRC)/init.c $(RI_SRC)/parse.c
-RI_DEPS := $(RI_SRCS) $(RI_SRC)/parse.h $(RI_SRC)/rescue-init.mk
+RI_SRCS := $(addprefix $(RI_SRC)/,init.c report.c probe.c util.c parse.c disksig.c)
+RI_DEPS := $(RI_SRCS) $(wildcard $(RI_SRC)/*.h) $(RI_SRC)/rescue-init.mk
 
 # musl's printf is not used (parse.c has a small formatter) and opendir
 # is not either (it pulls in malloc): that is what keeps this small.
@@ -36,7 +36,7 @@ RI_SAN_CFLAGS := $(RI_HOST_CFLAGS) -fsanitize=address,undefined \
 RI_FUZZ_CC := clang
 RI_FUZZ_CFLAGS := -std=c99 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-RI_FUZZERS := cmdline mountinfo console
+RI_FUZZERS := cmdline mountinfo console disksig
 
 ri_build_cmd = $(RI_CC) $(RI_CFLAGS) $(RI_LDFLAGS) -o $(1).unstripped \
 	$(RI_SRCS) && $(RI_STRIP) -o $(1) $(1).unstripped
@@ -73,13 +73,13 @@ rescue-init: $(RESCUE_INIT)
 
 # ---------------------------------------------------------------- tests
 
-$(RI_OUT)/test-parse: $(RI_SRC)/test-parse.c $(RI_SRC)/parse.c \
-		$(RI_SRC)/parse.h $(RI_OUT)/.test-parse.cmd | deps
+$(RI_OUT)/test-parse: $(RI_SRC)/test-parse.c $(RI_SRC)/parse.c $(RI_SRC)/disksig.c \
+		$(RI_SRC)/parse.h $(RI_SRC)/disksig.h $(RI_OUT)/.test-parse.cmd | deps
 	$(call msg,HOSTCC,$(@:$(BUILD)/%=%))
 	$(Q)$(RI_HOST_CC) $(RI_HOST_CFLAGS) -o $@ $(filter %.c,$^)
 
-$(RI_OUT)/test-parse-san: $(RI_SRC)/test-parse.c $(RI_SRC)/parse.c \
-		$(RI_SRC)/parse.h $(RI_OUT)/.test-parse-san.cmd | deps
+$(RI_OUT)/test-parse-san: $(RI_SRC)/test-parse.c $(RI_SRC)/parse.c $(RI_SRC)/disksig.c \
+		$(RI_SRC)/parse.h $(RI_SRC)/disksig.h $(RI_OUT)/.test-parse-san.cmd | deps
 	$(call msg,HOSTCC,$(@:$(BUILD)/%=%))
 	$(Q)$(RI_HOST_CC) $(RI_SAN_CFLAGS) -o $@ $(filter %.c,$^)
 
@@ -95,8 +95,8 @@ check-rescue-init: $(RESCUE_INIT) $(RI_OUT)/test-parse $(RI_OUT)/test-parse-san
 
 # ----------------------------------------------------------------- fuzz
 
-$(RI_OUT)/fuzz-%: $(RI_SRC)/fuzz-parse.c $(RI_SRC)/parse.c \
-		$(RI_SRC)/parse.h $(RI_OUT)/.fuzz.cmd | deps
+$(RI_OUT)/fuzz-%: $(RI_SRC)/fuzz-parse.c $(RI_SRC)/parse.c $(RI_SRC)/disksig.c \
+		$(RI_SRC)/parse.h $(RI_SRC)/disksig.h $(RI_OUT)/.fuzz.cmd | deps
 	$(call msg,FUZZCC,$(@:$(BUILD)/%=%))
 	$(Q)$(RI_FUZZ_CC) $(RI_FUZZ_CFLAGS) -DFUZZ_$* -o $@ $(filter %.c,$^)
 

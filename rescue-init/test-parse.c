@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for parse.c: the kernel command line, mountinfo, the
- * active-console list and the small helpers.  Built twice by
+ * Host unit tests for parse.c (the kernel command line, mountinfo, the
+ * active-console list, the small helpers) and disksig.c (LUKS, md and
+ * LVM2 headers, built here field by field as the formats lay them out).  Built twice by
  * `make check-rescue-init`: plain, and with ASan+UBSan so an overflow in
  * a parser is a failure even when the result happens to look right.
  *
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disksig.h"
 #include "parse.h"
 
 static int passed, failed, cur_failed;
@@ -129,6 +131,22 @@ static void t_cmdline_typical(void)
 			 "rescue.shell=/bin/ash\n", &o) == 0);
 	EXPECT(STR_EQ(o.shell, "/bin/ash") && o.check == 1);
 	EXPECT(warnings == 0);
+	EXPECT(o.kernel_loglevel == 0);
+}
+
+/* The person at the boot prompt sets the kernel's console level. */
+static void t_cmdline_loglevel(void)
+{
+	struct rescue_opts o;
+
+	EXPECT(parse_str("ro loglevel=7 rootwait", &o) == 0);
+	EXPECT(o.kernel_loglevel == 1);
+	EXPECT(parse_str("quiet", &o) == 0 && o.kernel_loglevel == 1);
+	EXPECT(parse_str("console=ttyS0 debug", &o) == 0 &&
+	       o.kernel_loglevel == 1);
+	/* Not the words themselves: */
+	EXPECT(parse_str("quietly debug=1 loglevel xloglevel=3 "
+			 "rescue.debug", &o) == 1 && o.kernel_loglevel == 0);
 }
 
 static void t_cmdline_shell_rejects(void)
@@ -201,6 +219,28 @@ static void t_cmdline_term(void)
 	EXPECT(parse_str("rescue.term=", &o) == 1 && !o.term[0]);
 	EXPECT(parse_str("rescue.term=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 			 &o) == 1 && !o.term[0]);
+}
+
+static void t_cmdline_boot(void)
+{
+	struct rescue_opts o;
+
+	EXPECT(parse_str("ro", &o) == 0 && !o.boot[0]);
+	EXPECT(parse_str("rescue.boot=auto", &o) == 0 && STR_EQ(o.boot, "auto"));
+	EXPECT(parse_str("rescue.boot=/dev/vda1", &o) == 0 &&
+	       STR_EQ(o.boot, "/dev/vda1"));
+	EXPECT(parse_str("\"rescue.boot=UUID=8d0c5d3c-12aa\"", &o) == 0 &&
+	       STR_EQ(o.boot, "UUID=8d0c5d3c-12aa"));
+	EXPECT(parse_str("rescue.boot", &o) == 1 && !o.boot[0]);
+	EXPECT(parse_str("rescue.boot=", &o) == 1 && !o.boot[0]);
+	EXPECT(parse_str("\"rescue.boot=a b\"", &o) == 1 && !o.boot[0]);
+	EXPECT(STR_EQ(last_why, "not a device name"));
+	EXPECT(parse_str("rescue.boot=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &o) == 1 &&
+	       !o.boot[0]);
+	EXPECT(parse_str("rescue.boot=/dev/vda1 rescue.boot=auto", &o) == 0 &&
+	       STR_EQ(o.boot, "auto"));
 }
 
 static void t_cmdline_unknown(void)
@@ -607,15 +647,319 @@ static void t_rfmt(void)
 	EXPECT(STR_EQ(b, "(null)|%q|%"));
 }
 
+/* -------------------------------------------------------------- disksig */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+#define DEV_BYTES	(64ULL << 20)
+
+/* An md 1.x superblock as mdadm writes it (checked once against
+ * `mdadm --examine`: "Checksum : ... - correct"). */
+static void md1_build(unsigned char *b, uint64_t at, const char *name,
+		      uint32_t max_dev)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	memset(b, 0, MD_SB_BYTES);
+	put32(b, 0xa92b4efc);
+	put32(b + 4, 1);
+	memset(b + 16, 0x11, 16);
+	memcpy(b + 32, name, strlen(name));
+	put32(b + 72, 1);			/* raid1 */
+	put32(b + 92, 2);			/* raid_disks */
+	put64(b + 144, at / 512);		/* super_offset */
+	put32(b + 220, max_dev);
+	for (i = 0; i < max_dev && 256 + 2 * i + 2 <= MD_SB_BYTES; i++) {
+		b[256 + 2 * i] = i < 2 ? (unsigned char)i : 0xff;
+		b[257 + 2 * i] = i < 2 ? 0 : 0xff;
+	}
+	for (i = 0; i < 256 + 2 * max_dev && i + 4 <= MD_SB_BYTES; i += 4)
+		sum += (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 |
+		       (uint32_t)b[i + 2] << 16 | (uint32_t)b[i + 3] << 24;
+	put32(b + 216, (uint32_t)((sum & 0xffffffff) + (sum >> 32)));
+}
+
+static void t_luks(void)
+{
+	unsigned char b[16] = "LUKS\xba\xbe\0\2";
+
+	EXPECT(luks_version(b, sizeof(b)) == 2);
+	b[7] = 1;
+	EXPECT(luks_version(b, sizeof(b)) == 1);
+	EXPECT(luks_version(b, 7) == 0);
+	b[7] = 3;
+	EXPECT(luks_version(b, sizeof(b)) == 0);
+	b[6] = 1;
+	b[7] = 1;
+	EXPECT(luks_version(b, sizeof(b)) == 0);	/* 257 */
+	memcpy(b, "SKUL\xba\xbe\0\2", 8);		/* LUKS2's 2nd header */
+	EXPECT(luks_version(b, sizeof(b)) == 0);
+}
+
+static void t_md_offsets(void)
+{
+	uint64_t at[4];
+
+	EXPECT(md_super_offsets(DEV_BYTES, at) == 4);
+	EXPECT(at[0] == 0 && at[1] == 4096);
+	EXPECT(at[2] == DEV_BYTES - 8192);		/* 1.0 */
+	EXPECT(at[3] == DEV_BYTES - 65536);		/* 0.90 */
+	/* Not a multiple of 4 KiB / 64 KiB: rounded down, as md does. */
+	EXPECT(md_super_offsets(DEV_BYTES + 5000, at) == 4);
+	EXPECT(at[2] == DEV_BYTES - 4096 && at[3] == DEV_BYTES - 65536);
+	EXPECT(md_super_offsets(10000, at) == 1 && at[0] == 0);
+	EXPECT(md_super_offsets(0, at) == 1);
+}
+
+static void t_md1(void)
+{
+	static unsigned char b[MD_SB_BYTES];
+	struct disk_sig s;
+
+	md1_build(b, 4096, "rescue:0", 128);		/* 1.2 */
+	memset(&s, 0, sizeof(s));
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 1);
+	EXPECT(s.kind == SIG_MD && STR_EQ(s.name, "md0"));
+	/* The same bytes anywhere else are a stale copy, not a member. */
+	EXPECT(md_super(b, sizeof(b), 0, DEV_BYTES, &s) == 0);
+	md1_build(b, 0, "data", 128);			/* 1.1 */
+	EXPECT(md_super(b, sizeof(b), 0, DEV_BYTES, &s) == 1);
+	EXPECT(STR_EQ(s.name, "md/data"));
+	md1_build(b, DEV_BYTES - 8192, "otherhost:home", 384);	/* 1.0 */
+	EXPECT(md_super(b, sizeof(b), DEV_BYTES - 8192, DEV_BYTES, &s) == 1);
+	EXPECT(STR_EQ(s.name, "md/home"));
+	md1_build(b, 4096, "", 128);
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 1);
+	EXPECT(STR_EQ(s.name, ""));
+	md1_build(b, 4096, "host:", 128);
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 1);
+	EXPECT(STR_EQ(s.name, ""));
+	md1_build(b, 4096, "a/b c\x01", 128);
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 1);
+	EXPECT(STR_EQ(s.name, "md/a?b?c?"));
+	md1_build(b, 4096, "0123456789abcdef0123456789abcdef", 128);
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 1);
+	EXPECT(STR_EQ(s.name, "md/0123456789abcdef0123456789abcdef"));
+}
+
+static void t_md1_rejects(void)
+{
+	static unsigned char b[MD_SB_BYTES];
+	struct disk_sig s;
+
+	md1_build(b, 4096, "rescue:0", 128);
+	b[40] ^= 1;					/* checksum */
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 0);
+	md1_build(b, 4096, "rescue:0", 128);
+	put32(b + 4, 2);				/* major version */
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 0);
+	md1_build(b, 4096, "rescue:0", 2000);		/* roles past 4 KiB */
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 0);
+	md1_build(b, 4096, "rescue:0", 0xffffffffu);
+	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 0);
+	md1_build(b, 4096, "rescue:0", 128);
+	EXPECT(md_super(b, 255, 4096, DEV_BYTES, &s) == 0);
+	EXPECT(md_super(b, 300, 4096, DEV_BYTES, &s) == 0);	/* roles cut */
+}
+
+static void t_md090(void)
+{
+	static unsigned char b[MD_SB_BYTES];
+	struct disk_sig s;
+
+	memset(b, 0, sizeof(b));
+	put32(b, 0xa92b4efc);
+	put32(b + 8, 90);
+	put32(b + 44, 3);				/* md_minor */
+	EXPECT(md_super(b, sizeof(b), DEV_BYTES - 65536, DEV_BYTES, &s) == 1);
+	EXPECT(s.kind == SIG_MD && STR_EQ(s.name, "md3"));
+	EXPECT(md_super(b, sizeof(b), 0, DEV_BYTES, &s) == 0);
+	EXPECT(md_super(b, sizeof(b), DEV_BYTES - 8192, DEV_BYTES, &s) == 0);
+	EXPECT(md_super(b, sizeof(b), 0, 65536, &s) == 0);	/* too small */
+	put32(b + 8, 91);
+	EXPECT(md_super(b, sizeof(b), DEV_BYTES - 65536, DEV_BYTES, &s) == 0);
+}
+
+/* A PV label as pvcreate writes it (checked once with blkid -p and
+ * pvck --dump headers, which verify the CRC). */
+static void lvm_label_build(unsigned char *b, size_t sector, int mda)
+{
+	unsigned char *p = b + 512 * sector;
+
+	memset(b, 0, LVM_LABEL_BYTES);
+	memcpy(p, "LABELONE", 8);
+	put64(p + 8, sector);
+	put32(p + 20, 32);
+	memcpy(p + 24, "LVM2 001", 8);
+	memset(p + 32, 'u', 32);			/* pv uuid */
+	put64(p + 64, DEV_BYTES);
+	put64(p + 72, 1 << 20);				/* data area */
+	if (mda) {					/* after a 0 pair */
+		put64(p + 104, 4096);
+		put64(p + 112, (1 << 20) - 4096);
+	}
+	put32(p + 16, lvm_crc(p + 20, 512 - 20));
+}
+
+static void mda_build(unsigned char *b, uint64_t off, uint64_t size)
+{
+	memset(b, 0, LVM_MDA_BYTES);
+	memcpy(b + 4, " LVM2 x[5A%r0N*>", 16);
+	put32(b + 20, 1);
+	put64(b + 24, 4096);
+	put64(b + 32, (1 << 20) - 4096);
+	put64(b + 40, off);
+	put64(b + 48, size);
+	put32(b, lvm_crc(b + 4, 512 - 4));
+}
+
+/* The label tests/ondisk.py writes, whose CRC `pvck --dump headers` and
+ * `blkid -p` accept: label_header.crc 0x79e258ad. */
+static void t_lvm_crc(void)
+{
+	unsigned char sec[512];
+
+	memset(sec, 0, sizeof(sec));
+	memcpy(sec, "LABELONE", 8);
+	put64(sec + 8, 1);
+	put32(sec + 20, 32);
+	memcpy(sec + 24, "LVM2 001", 8);
+	memcpy(sec + 32, "RescuePVuuid0000000000000000abcd", 32);
+	put64(sec + 64, DEV_BYTES);
+	put64(sec + 72, 1 << 20);
+	put64(sec + 104, 4096);
+	put64(sec + 112, (1 << 20) - 4096);
+	put32(sec + 136, 2);
+	EXPECT(lvm_crc(sec + 20, 512 - 20) == 0x79e258adu);
+	EXPECT(lvm_crc(sec, 0) == 0xf597a6cfu);		/* the seed */
+}
+
+static void t_lvm_label(void)
+{
+	static unsigned char b[LVM_LABEL_BYTES];
+	uint64_t start = 1, size = 1;
+	size_t sector;
+
+	for (sector = 0; sector < 4; sector++) {
+		lvm_label_build(b, sector, 1);
+		EXPECT(lvm_label(b, sizeof(b), &start, &size) == 1);
+		EXPECT(start == 4096 && size == (1 << 20) - 4096);
+	}
+	lvm_label_build(b, 1, 0);
+	EXPECT(lvm_label(b, sizeof(b), &start, &size) == 1 && size == 0);
+	lvm_label_build(b, 1, 1);
+	EXPECT(lvm_label(b, 1023, &start, &size) == 0);	/* sector cut */
+	EXPECT(lvm_label(b, 1024, &start, &size) == 1);
+	b[600] ^= 1;					/* crc */
+	EXPECT(lvm_label(b, sizeof(b), &start, &size) == 0);
+	lvm_label_build(b, 1, 1);
+	put64(b + 512 + 8, 2);				/* wrong sector */
+	put32(b + 512 + 16, lvm_crc(b + 512 + 20, 512 - 20));
+	EXPECT(lvm_label(b, sizeof(b), &start, &size) == 0);
+	lvm_label_build(b, 1, 1);
+	put32(b + 512 + 20, 0xfffffff0u);		/* pv_header offset */
+	put32(b + 512 + 16, lvm_crc(b + 512 + 20, 512 - 20));
+	EXPECT(lvm_label(b, sizeof(b), &start, &size) == 1 && size == 0);
+}
+
+static void t_lvm_mda(void)
+{
+	static unsigned char b[LVM_MDA_BYTES];
+	const uint64_t size = (1 << 20) - 4096;
+	uint64_t at = 0, len = 0;
+
+	mda_build(b, 512, 700);
+	EXPECT(lvm_mda(b, sizeof(b), 4096, size, &at, &len) == 1);
+	EXPECT(at == 4096 + 512 && len == 700);
+	EXPECT(lvm_mda(b, sizeof(b), 8192, size, &at, &len) == -1);
+	EXPECT(lvm_mda(b, sizeof(b), 4096, size + 1, &at, &len) == -1);
+	EXPECT(lvm_mda(b, 511, 4096, size, &at, &len) == -1);
+	mda_build(b, size - 100, 700);			/* wraps: first part */
+	EXPECT(lvm_mda(b, sizeof(b), 4096, size, &at, &len) == 1 && len == 100);
+	mda_build(b, 0, 0);				/* PV in no VG */
+	EXPECT(lvm_mda(b, sizeof(b), 4096, size, &at, &len) == 0);
+	mda_build(b, size, 10);
+	EXPECT(lvm_mda(b, sizeof(b), 4096, size, &at, &len) == -1);
+	mda_build(b, 100, 10);				/* inside the header */
+	EXPECT(lvm_mda(b, sizeof(b), 4096, size, &at, &len) == -1);
+	mda_build(b, 512, 700);
+	b[300] ^= 1;
+	EXPECT(lvm_mda(b, sizeof(b), 4096, size, &at, &len) == -1);
+}
+
+static void t_lvm_vg_name(void)
+{
+	struct disk_sig s;
+	char longname[300];
+
+	EXPECT(lvm_vg_name("vg0 {\nid = \"x\"\n", 15, &s) == 1);
+	EXPECT(STR_EQ(s.name, "vg0"));
+	EXPECT(lvm_vg_name("\nmy_vg-1.x+ {", 13, &s) == 1);
+	EXPECT(STR_EQ(s.name, "my_vg-1.x+"));
+	EXPECT(lvm_vg_name("vg0 {", 4, &s) == 0);	/* cut */
+	EXPECT(lvm_vg_name("vg0", 3, &s) == 0);
+	EXPECT(lvm_vg_name("{", 1, &s) == 0);
+	EXPECT(lvm_vg_name("vg0 = 1", 7, &s) == 0);
+	EXPECT(lvm_vg_name("", 0, &s) == 0);
+	memset(longname, 'v', sizeof(longname));
+	longname[200] = '{';
+	EXPECT(lvm_vg_name(longname, sizeof(longname), &s) == 0);
+	longname[127] = ' ';
+	longname[128] = '{';
+	EXPECT(lvm_vg_name(longname, sizeof(longname), &s) == 1);
+	EXPECT(strlen(s.name) == 127);
+}
+
+static void t_disksig_garbage(void)
+{
+	struct disk_sig s;
+	uint64_t a, b2, at[4];
+	char *g;
+	int i, n;
+
+	for (i = 0; i < 200; i++) {
+		g = garbage(MD_SB_BYTES, i & 1 ? NULL : "LVM2 001LABELONE\0");
+		if (i % 3 == 0)
+			memcpy(g, "\xfc\x4e\x2b\xa9\1\0\0\0", 8);
+		memset(&s, 0, sizeof(s));
+		luks_version((unsigned char *)g, MD_SB_BYTES);
+		n = md_super_offsets((uint64_t)rnd() << (rnd() % 40), at);
+		EXPECT(n >= 1 && n <= 4);
+		md_super((unsigned char *)g, MD_SB_BYTES, at[n - 1],
+			 (uint64_t)rnd() << 20, &s);
+		lvm_label((unsigned char *)g, LVM_LABEL_BYTES, &a, &b2);
+		lvm_mda((unsigned char *)g, LVM_MDA_BYTES, 4096, 1 << 20, &a,
+			&b2);
+		lvm_vg_name(g, LVM_NAME_BYTES, &s);
+		EXPECT(memchr(s.name, '\0', sizeof(s.name)));
+		free(g);
+	}
+}
+
 int main(void)
 {
 	run("cmdline_empty", t_cmdline_empty);
 	run("cmdline_typical", t_cmdline_typical);
+	run("cmdline_loglevel", t_cmdline_loglevel);
 	run("cmdline_shell_rejects", t_cmdline_shell_rejects);
 	run("cmdline_shell_length", t_cmdline_shell_length);
 	run("cmdline_quotes", t_cmdline_quotes);
 	run("cmdline_check_values", t_cmdline_check_values);
 	run("cmdline_term", t_cmdline_term);
+	run("cmdline_boot", t_cmdline_boot);
 	run("cmdline_unknown", t_cmdline_unknown);
 	run("cmdline_last_wins", t_cmdline_last_wins);
 	run("cmdline_truncated", t_cmdline_truncated);
@@ -638,6 +982,16 @@ int main(void)
 	run("parse_u64", t_parse_u64);
 	run("format_size", t_format_size);
 	run("rfmt", t_rfmt);
+	run("luks", t_luks);
+	run("md_offsets", t_md_offsets);
+	run("md1", t_md1);
+	run("md1_rejects", t_md1_rejects);
+	run("md090", t_md090);
+	run("lvm_crc", t_lvm_crc);
+	run("lvm_label", t_lvm_label);
+	run("lvm_mda", t_lvm_mda);
+	run("lvm_vg_name", t_lvm_vg_name);
+	run("disksig_garbage", t_disksig_garbage);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

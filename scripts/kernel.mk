@@ -8,6 +8,7 @@
 # dependency on the files alone would only see the ones still there.
 
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+HOST_FILES += $(LINUX_TARBALL)
 LINUX_SRC ?= $(BUILD)/linux-src
 KERNEL_OUT := $(BUILD)/kernel
 KERNEL_IMAGE := $(KERNEL_OUT)/arch/x86/boot/bzImage
@@ -56,10 +57,11 @@ $(STAMPS)/linux-extracted: $(LINUX_TARBALL) $(LINUX_SOURCE_SH) | deps
 	$(Q)'$(LINUX_SOURCE_SH)' extract '$(LINUX_TARBALL)' '$(LINUX_SRC)'
 	$(Q)mkdir -p $(@D) && touch $@
 
+# Names only: the same series in another checkout is the same series.
 $(PATCH_LIST): FORCE
-	$(call write-if-changed,$@,$(PATCHES))
+	$(call write-if-changed,$@,$(notdir $(PATCHES)))
 $(CONFIG_LIST): FORCE
-	$(call write-if-changed,$@,$(CONFIG_FRAGMENTS))
+	$(call write-if-changed,$@,$(notdir $(CONFIG_FRAGMENTS)))
 
 $(STAMPS)/linux-patched: $(STAMPS)/linux-extracted $(PATCHES) $(PATCH_LIST)
 	$(Q)'$(LINUX_SOURCE_SH)' patch '$(LINUX_TARBALL)' '$(LINUX_SRC)' $(PATCHES)

@@ -23,8 +23,11 @@ import os
 import re
 import subprocess
 import sys
+import time
+import uuid
 
-from qemu import (BOOT_TIMEOUT, MENU, MENU_TIMEOUT, MENU_TITLE, Fail, bare_shell,
+import ondisk
+from qemu import (BAD, BOOT_TIMEOUT, MENU, PROMPT, Fail, bare_shell, boot_line,
                   boot_rescue, check_root_on_partition, host, main, menu,
                   poweroff, require, root_device, sha256, test)
 
@@ -126,12 +129,7 @@ def bios_nodevtmpfs(c):
 def bios_nodevtmpfs_sh(c):
     """boot: nodevtmpfs init=/bin/sh -- nobody mounts devtmpfs, /dev is empty."""
     vm = c.machine(c.cdrom())
-    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
-    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
-    vm.wait_quiet(0.5, 5)
-    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
-    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
-    vm.type_line('nodevtmpfs init=/bin/sh')
+    boot_line(vm, 'nodevtmpfs init=/bin/sh')
     # The kernel opened the console for init on its own early rootfs,
     # before mounting the real root, so the shell still talks to us.
     sh = bare_shell(vm)
@@ -155,9 +153,24 @@ def usb_or_hd(c, disks, uefi=False):
     sh = boot_rescue(vm)
     check_root_on_partition(sh)
     m = re.search(r'VFS: Mounted root \(iso9660 filesystem\) readonly on device (\d+:\d+)', vm.buf)
-    if m:
-        require(m.group(1) == '8:1', 'kernel mounted root from %s, not 8:1 (sda1)' % m.group(1))
+    require(m, 'the kernel never said "VFS: Mounted root (iso9660 filesystem) readonly"')
+    require(m.group(1) == '8:1', 'kernel mounted root from %s, not 8:1 (sda1)' % m.group(1))
     poweroff(vm)
+
+
+@test
+def root_wait_guard(c):
+    """Harness: a root that never appears fails by name within the
+    root-wait limit, not as a timeout."""
+    vm = c.machine(c.cdrom())
+    boot_line(vm, 'rescue root=/dev/vdz,/dev/vdy')
+    try:
+        vm.wait(PROMPT, 'a prompt (there is no /dev/vdz or /dev/vdy)', BOOT_TIMEOUT)
+    except Fail as e:
+        require('lasted more than' in str(e),
+                'the harness did not report the endless root wait: %s' % e)
+        return
+    raise Fail('a prompt came with root=/dev/vdz,/dev/vdy')
 
 
 @test
@@ -395,6 +408,306 @@ def uefi_menu_poweroff(c):
     """Extra: GRUB's "Power off" entry turns the machine off."""
     menu_ends_qemu(c, 'poweroff', uefi=True)
 
+
+# ---------------------------------------------------------------------------
+# PID 1 and what the README promises about it.  Several tests boot with a
+# second serial port and `console=ttyS1` typed at the boot: prompt, so that
+# ttyS1 is /dev/console (init's own messages go there) and ttyS0 is one
+# more console with a shell of its own.
+
+NOT_RESPAWN_LOOP = [b for b in BAD if b[0] != 'shell respawn loop']
+
+
+def two_consoles(c, args='', disks=(), **kw):
+    """Boot with ttyS1 as the main console; (vm, shell on ttyS0, shell on
+    ttyS1).  vm.ttyS1 is the second port."""
+    vm = c.machine(c.cdrom() + list(disks), serial2=True, **kw)
+    boot_line(vm, 'rescue console=ttyS1,115200' + (' ' + args if args else ''))
+    sh0 = boot_rescue(vm, 'the shell prompt on ttyS0')
+    sh1 = boot_rescue(vm.ttyS1, 'the shell prompt on ttyS1')
+    return vm, sh0, sh1
+
+
+def poweroff_seen_on(vm, sh, log_vm):
+    """poweroff typed in `sh`; init's messages are read on log_vm."""
+    sh.vm.type_line('poweroff')
+    log_vm.wait(r'rescue-init: shutting down: poweroff', 'the init\'s shutdown message', 60)
+    status = vm.expect_exit('QEMU to exit by itself after poweroff', 60)
+    require(status == 0, 'QEMU exited with status %s after poweroff' % status)
+
+
+@test
+def consoles(c):
+    """A shell on every console: ttyS0 and ttyS1 each get one, with the banner."""
+    vm, sh0, sh1 = two_consoles(c)
+    require(sh0.out('tty').strip() == '/dev/ttyS0', 'the ttyS0 shell is not on /dev/ttyS0')
+    require(sh1.out('tty').strip() == '/dev/ttyS1', 'the ttyS1 shell is not on /dev/ttyS1')
+    require(re.search(r'rescue-init: rescue system, [^\n]* shell /bin/sh on ttyS0', vm.buf),
+            'no banner on ttyS0')
+    require(re.search(r'rescue-init: /dev is devtmpfs, mounted by the kernel', vm.buf),
+            'the /dev report is not on ttyS0, a console without init\'s messages')
+    require(re.search(r'rescue-init: rescue system, [^\n]* shell /bin/sh on ttyS1', vm.ttyS1.buf),
+            'no banner on ttyS1')
+    active = sh0.out('cat /sys/class/tty/console/active').split()
+    require(active and active[-1] == 'ttyS1', '/dev/console is not ttyS1: %s' % active)
+    poweroff_seen_on(vm, sh0, vm.ttyS1)
+
+
+@test
+def job_control(c):
+    """Ctrl-C stops `sleep`, Ctrl-Z suspends it; the console log level is 5."""
+    vm = c.machine(c.cdrom())
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    vm.type_line('sleep 300')
+    time.sleep(1)
+    vm.send('\x03', label='Ctrl-C')
+    vm.wait(PROMPT, 'the prompt after Ctrl-C', 15)
+    require(sh.out('echo rc=$?').strip() == 'rc=130', 'sleep did not end on SIGINT')
+    vm.type_line('sleep 300')
+    time.sleep(1)
+    vm.send('\x1a', label='Ctrl-Z')
+    vm.wait(r'Stopped[^\n]*sleep 300', 'ash saying the job stopped', 15)
+    vm.wait(PROMPT, 'the prompt after Ctrl-Z', 15)
+    require(re.search(r'Stopped\s+sleep 300', sh.out('jobs')), '`jobs` does not list the stopped sleep')
+    sh.run('kill -9 %1')
+    level = sh.out('cat /proc/sys/kernel/printk').split()
+    require(level and level[0] == '5', 'console log level is %s, not 5' % level[:1])
+    poweroff(vm)
+
+
+# Kill whatever runs on ttyS0 (found by its fd 0), as fast as init respawns it.
+KILL_TTYS0 = ('k() { for p in /proc/[0-9]*; do '
+              '[ "$(readlink $p/fd/0 2>/dev/null)" = /dev/ttyS0 ] && '
+              'kill -9 ${p#/proc/} 2>/dev/null; done; }')
+
+
+@test
+def respawn_limit(c):
+    """A shell that dies 5 times in 10 s rests; kill -HUP 1 brings it back."""
+    vm, sh0, sh1 = two_consoles(c)
+    sh1.run(KILL_TTYS0)
+    port = vm.ttyS1
+    port.type_line('i=0; while [ $i -lt 40 ]; do k; sleep 0.25; i=$((i+1)); done')
+    m = port.wait(r'rescue-init: shell on ttyS0 died 5 times in (\d+) s; not respawning',
+                  'the init giving up on ttyS0', 60, bad=NOT_RESPAWN_LOOP)
+    require(int(m.group(1)) < 10, 'gave up after %s s, not within 10 s' % m.group(1))
+    port.wait(r'trying again in 60 s, at once on SIGHUP', 'the init saying how to retry', 10,
+              bad=NOT_RESPAWN_LOOP)
+    port.wait(PROMPT, 'the prompt after the kill loop', 60, bad=NOT_RESPAWN_LOOP)
+    left = sh1.out('for p in /proc/[0-9]*; do [ "$(readlink $p/fd/0 2>/dev/null)" = /dev/ttyS0 ] '
+                   '&& echo ${p#/proc/}; done', bad=NOT_RESPAWN_LOOP).split()
+    require(not left, 'something still runs on ttyS0 while it rests: %s' % left)
+    sh1.run('kill -HUP 1', bad=NOT_RESPAWN_LOOP)
+    port.wait(r'rescue-init: SIGHUP: trying the shell on ttyS0 again', 'the init retrying on SIGHUP',
+              10, bad=NOT_RESPAWN_LOOP)
+    boot_rescue(vm, 'a new prompt on ttyS0 after SIGHUP', respawn=True)
+    poweroff_seen_on(vm, sh1, vm.ttyS1)
+
+
+@test
+def halt(c):
+    """`halt` shuts down and halts: the kernel says so, the machine stays on."""
+    vm = c.machine(c.cdrom())
+    menu(vm, 'rescue')
+    boot_rescue(vm)
+    vm.type_line('halt')
+    vm.wait(r'rescue-init: shutting down: halt', 'the init\'s shutdown message', 60)
+    vm.wait(r'reboot: System halted', 'the kernel\'s "System halted"', 60)
+    time.sleep(2)
+    vm._read(0.5)
+    require(vm.exitstatus is None, 'QEMU exited after halt (status %s)' % vm.exitstatus)
+
+
+@test
+def ctrl_alt_del(c):
+    """Ctrl-Alt-Del on the keyboard (QEMU sendkey) reboots through init."""
+    vm = c.machine(c.cdrom(), monitor=True)
+    menu(vm, 'rescue')
+    boot_rescue(vm)
+    vm.monitor('sendkey ctrl-alt-delete')
+    vm.wait(r'rescue-init: shutting down: reboot', 'the init\'s shutdown message', 60)
+    vm.wait(r'reboot: Restarting system', 'the kernel restarting', 60)
+    status = vm.expect_exit('QEMU to exit after the reboot', 30)
+    require(status == 0, 'QEMU exited with status %s' % status)
+
+
+@test
+def boot_options(c):
+    """rescue.shell=, rescue.term= and loglevel= typed at the boot: prompt."""
+    vm = c.machine(c.cdrom())
+    boot_line(vm, 'rescue rescue.shell=/bin/ash rescue.term=xterm-256color '
+                'rescue.term=bad/term loglevel=6')
+    vm.wait(r"rescue-init: kernel command line: ignoring 'rescue.term=bad/term': "
+            r"not a terminal type name", 'the init rejecting rescue.term=bad/term', BOOT_TIMEOUT)
+    vm.wait(r'rescue-init: rescue system, [^\n]* shell /bin/ash on ttyS0', 'the banner naming /bin/ash',
+            BOOT_TIMEOUT)
+    sh = boot_rescue(vm, respawn=True)
+    got = sh.out('echo "$SHELL $TERM"; tr "\\0" " " </proc/$$/cmdline; echo').split()
+    require(got[:3] == ['/bin/ash', 'xterm-256color', 'ash'],
+            'SHELL, TERM and argv[0] are %s, not /bin/ash xterm-256color ash' % got)
+    level = sh.out('cat /proc/sys/kernel/printk').split()
+    require(level and level[0] == '6', 'console log level is %s: init overrode loglevel=6'
+            % level[:1])
+    poweroff(vm)
+
+
+@test
+def udhcpc(c):
+    """udhcpc on QEMU user networking: an address, a route, a resolv.conf."""
+    vm = c.machine(c.cdrom(), extra=['-nic', 'user,model=virtio-net-pci'])
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    out = sh.out('udhcpc -i eth0', secs=60)
+    require(re.search(r'lease of 10\.0\.2\.15 obtained', out), 'udhcpc got no lease: %r' % out[-300:])
+    require('inet 10.0.2.15/24' in sh.out('ip addr show eth0'), 'eth0 has no 10.0.2.15/24')
+    require(re.search(r'default via 10\.0\.2\.2', sh.out('ip route')), 'no default route via 10.0.2.2')
+    resolv = sh.out('cat /etc/resolv.conf')
+    require(re.search(r'^nameserver 10\.0\.2\.3$', resolv, re.M),
+            '/etc/resolv.conf has no "nameserver 10.0.2.3": %r' % resolv)
+    poweroff(vm)
+
+
+@test
+def stopped_console(c):
+    """Ctrl-S on init's console and a full tty buffer: poweroff still works."""
+    vm, sh0, sh1 = two_consoles(c)
+    port = vm.ttyS1
+    require(re.search(r'(^|\s)ixon', sh0.out('stty -F /dev/ttyS1 -a')),
+            'ttyS1 has no IXON: Ctrl-S would not stop it')
+    port.send('\x13', label='Ctrl-S (stop output on ttyS1, init\'s console)')
+    time.sleep(1)
+    # Fill ttyS1's buffers; `yes` then sits in write() holding the tty.
+    sh0.run('yes "filler for the stopped console" > /dev/ttyS1 & sleep 3')
+    state = sh0.out('cat /proc/$!/stat').split()
+    require(len(state) > 2 and state[2] == 'S', 'the filler is not blocked on the stopped tty: %s'
+            % state[:3])
+    vm.type_line('poweroff')
+    status = vm.expect_exit('QEMU to exit after poweroff with init\'s console stopped', 90)
+    require(status == 0, 'QEMU exited with status %s' % status)
+    require('reboot: Power down' in vm.buf, 'no "reboot: Power down" on ttyS0')
+
+
+@test
+def unmount_many(c):
+    """100 mounts and an ext4 disk mounted at poweroff: the disk is clean."""
+    tree = os.path.join(c.work, 'tree')
+    os.makedirs(tree)
+    data = c.image('data.img', 64)
+    r = host(c, ['mke2fs', '-q', '-F', '-t', 'ext4', '-d', tree, data])
+    require(r.returncode == 0, 'mke2fs -d failed on the host')
+    vm = c.machine(c.cdrom() + ['-drive', 'if=none,id=d1,format=raw,file=' + data,
+                                '-device', 'virtio-blk-pci,drive=d1'])
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    sh.run('for i in $(seq 100); do mkdir /tmp/m$i && mount -t tmpfs m$i /tmp/m$i || break; done')
+    sh.run('mount -t ext4 /dev/vda /mnt && echo still-mounted > /mnt/file')
+    n = int(sh.out('wc -l < /proc/self/mountinfo').strip())
+    require(n > 100, 'only %d mounts' % n)
+    poweroff(vm)
+    r = host(c, ['e2fsck', '-fn', data])
+    require(r.returncode == 0, 'e2fsck -fn of the disk is not clean (status %d)' % r.returncode)
+    r = host(c, ['dumpe2fs', '-h', data])
+    require('needs_recovery' not in r.stdout, 'the ext4 journal needs recovery: it was never unmounted')
+    r = host(c, ['debugfs', '-R', 'cat /file', data])
+    require('still-mounted' in r.stdout, 'the file written before poweroff is not on the disk')
+
+
+# ---------------------------------------------------------------------------
+# The banner's stack lines (issue 9): LUKS made by cryptsetup on the host,
+# md and LVM headers written by tests/ondisk.py and read back by the host's
+# own tools first.
+
+def luks_image(c, path, mib, version):
+    c.image(os.path.basename(path), mib)
+    r = subprocess.run(['cryptsetup', 'luksFormat', '--batch-mode', '--type', 'luks%d' % version,
+                        '--pbkdf', 'pbkdf2', '--pbkdf-force-iterations', '1000',
+                        '--key-file', '-', path], input=b'rescue', capture_output=True)
+    c.log.write('\n[boottest] cryptsetup luksFormat --type luks%d %s: %d %s\n'
+                % (version, path, r.returncode, r.stderr.decode(errors='replace')))
+    require(r.returncode == 0, 'cryptsetup luksFormat failed on the host')
+
+
+def put(path, offset, data):
+    with open(path, 'r+b') as f:
+        f.seek(offset)
+        f.write(data)
+
+
+def host_type(c, path, offset=0, size=None):
+    """What the host's blkid sees at offset (within size bytes)."""
+    args = ['blkid', '-p', '-o', 'value', '-s', 'TYPE', '-O', str(offset)]
+    if size:
+        args += ['-S', str(size)]
+    return host(c, args + [path]).stdout.strip()
+
+
+@test
+def banner_stacks(c):
+    """The banner names LUKS, md and LVM stacks, read-only, and does not wait
+    long for a disk that does not answer."""
+    mib = 1 << 20
+    u = uuid.UUID('5e5c0e00-0000-4000-8000-000000000009').bytes
+    vda = os.path.join(c.work, 'luks2.img')
+    luks_image(c, vda, 32, 2)
+    # vdb: three MBR partitions, LUKS1, an LVM PV and a 0.90 md member
+    # that ends where the disk ends (so the disk's own end looks like md).
+    vdb = c.image('parts.img', 64)
+    r = subprocess.run(['sfdisk', '-q', vdb], input=b'label: dos\n2048,32768\n34816,32768\n67584,\n',
+                       capture_output=True)
+    require(r.returncode == 0, 'sfdisk failed on the host: %s' % r.stderr.decode(errors='replace'))
+    p1 = os.path.join(c.work, 'luks1.img')
+    luks_image(c, p1, 16, 1)
+    with open(p1, 'rb') as f:
+        put(vdb, 2048 * 512, f.read())
+    put(vdb, 34816 * 512, ondisk.lvm_pv(16 * mib, 'vg0'))
+    p3_size = (131072 - 67584) * 512
+    put(vdb, 67584 * 512 + ondisk.md090_offset(p3_size), ondisk.md090_superblock(p3_size, 5, u, 0))
+    vdc = c.image('md12.img', 16)
+    put(vdc, 4096, ondisk.md1_superblock(4096, 16 * mib, 'otherhost:0', u, 0))
+    vdd = c.image('md10.img', 16)
+    at = ondisk.md1_offset('1.0', 16 * mib)
+    put(vdd, at, ondisk.md1_superblock(at, 16 * mib, 'data', u, 1))
+    slow = c.image('slow.img', 8)
+    for path, off, size, want in ((vda, 0, None, 'crypto_LUKS'),
+                                  (vdb, 2048 * 512, 16 * mib, 'crypto_LUKS'),
+                                  (vdb, 34816 * 512, 16 * mib, 'LVM2_member'),
+                                  (vdb, 67584 * 512, p3_size, 'linux_raid_member'),
+                                  (vdc, 0, None, 'linux_raid_member'),
+                                  (vdd, 0, None, 'linux_raid_member')):
+        got = host_type(c, path, off, size)
+        require(got == want, 'the host\'s blkid sees %r at %s+%d, not %s' % (got, path, off, want))
+    sums = {p: sha256(p) for p in (vda, vdb, vdc, vdd)}
+    disks = []
+    for i, path in enumerate((vda, vdb, vdc, vdd)):
+        disks += ['-drive', 'if=none,id=d%d,format=raw,file=%s' % (i, path),
+                  '-device', 'virtio-blk-pci,drive=d%d' % i]
+    # vde reads at 512 bytes/s: the probe's reads take minutes.
+    disks += ['-drive', 'if=none,id=slow,format=raw,file=%s,throttling.bps-read=512' % slow,
+              '-device', 'virtio-blk-pci,drive=slow']
+    vm = c.machine(c.cdrom() + disks)
+    menu(vm, 'rescue')
+    want = [r'vda: LUKS2 \(cryptsetup open /dev/vda NAME\)',
+            r'vdb1: LUKS1 \(cryptsetup open /dev/vdb1 NAME\)',
+            r'vdb2: LVM PV of vg0 \(vgchange -ay vg0\)',
+            r'vdb3: md member of md5 \(mdadm --assemble --scan\)',
+            r'vdc: md member of md0 \(mdadm --assemble --scan\)',
+            r'vdd: md member of md/data \(mdadm --assemble --scan\)']
+    for w in want:
+        vm.wait(r'rescue-init: ' + w, 'the banner line "%s"' % w.replace('\\', ''), BOOT_TIMEOUT)
+    t0 = time.monotonic()
+    vm.wait(r'rescue-init: vde did not answer within 5 s', 'the banner giving up on vde', 60)
+    sh = boot_rescue(vm, respawn=True)
+    c.log.write('\n[boottest] prompt %.1f s after the last stack line\n' % (time.monotonic() - t0))
+    stacks = re.findall(r'rescue-init: (\S+): (?:LUKS|md member|LVM PV)', vm.buf)
+    require(sorted(stacks) == ['vda', 'vdb1', 'vdb2', 'vdb3', 'vdc', 'vdd'],
+            'stack lines for %s' % stacks)
+    blocks = sh.out('ls /sys/block').split()
+    require(not [b for b in blocks if b.startswith(('dm-', 'md'))],
+            'something was activated: %s' % blocks)
+    poweroff(vm)
+    for p, digest in sums.items():
+        require(sha256(p) == digest, '%s changed: the banner wrote to a disk' % os.path.basename(p))
 
 # ---------------------------------------------------------------------------
 

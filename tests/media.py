@@ -8,8 +8,8 @@ media that could be taken for its root -- an ISO 9660 data disc in the CD
 drive, a stick holding an older build of this ISO -- and checks at the
 shell which device / is on and that it holds this build's marker.  The
 older builds are made here, by image/build-iso.sh with the same kernel and
-programs and another SOURCE_DATE_EPOCH (make check-media passes the inputs
-in the environment).
+programs and another SOURCE_DATE_EPOCH (make exports the ISO's inputs as
+BUILD_ISO).
 
     make check-media [TESTS='bios_stick_datadisc ...'] [TIMEOUT_FACTOR=3]
     tests/media.py --list
@@ -17,15 +17,13 @@ in the environment).
 
 import os
 import re
-import subprocess
+import shlex
 import sys
 
 from qemu import (BOOT_TIMEOUT, boot_prompt, boot_rescue, host, main,
                   menu, require, root_device, test)
 
-# What image/build-iso.sh takes besides ISO, WORK and SOURCE_DATE_EPOCH.
-ISO_INPUTS = ('IMAGE_SRC KERNEL KERNEL_RELEASE_FILE RESCUE_INIT BUSYBOX E2FSCK '
-              'ISOLINUX_DIR SYSLINUX_BIOS_DIR GRUB_EFI_DIR').split()
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKER = '/boot/grub/rescue-%s.id'
 # patches/0002's line for a candidate that mounted but is not our root.
 REFUSED = r'VFS: root candidate %s \(\d+:\d+\) lacks %s: not this system\'s root, unmounted'
@@ -41,17 +39,15 @@ def disk_id(path):
 def older_build(c, days=1):
     """This ISO built again with SOURCE_DATE_EPOCH `days` earlier: another
     disk id, another marker, the same kernel and programs."""
-    missing = [v for v in ISO_INPUTS if not os.environ.get(v)]
-    require(not missing, 'no %s in the environment: run this suite through '
-            '`make check-media`' % ', '.join(missing))
-    epoch = int(os.environ.get('SOURCE_DATE_EPOCH') or os.stat(c.iso).st_mtime) - days * 86400
+    inputs = os.environ.get('BUILD_ISO')
+    require(inputs, 'BUILD_ISO is not set: run this suite with make check-media')
+    env = dict(os.environ)
+    env.update(a.split('=', 1) for a in shlex.split(inputs))
+    epoch = int(env['SOURCE_DATE_EPOCH']) - days * 86400
     iso = os.path.join(c.work, 'older-%d.iso' % epoch)
-    env = dict(os.environ, ISO=iso, WORK=os.path.join(c.work, 'older-%d' % epoch),
+    env.update(ISO=iso, WORK=os.path.join(c.work, 'older-%d' % epoch),
                SOURCE_DATE_EPOCH=str(epoch), V='')
-    script = os.path.join(os.environ['IMAGE_SRC'], 'build-iso.sh')
-    c.log.write('\n[media] host: SOURCE_DATE_EPOCH=%d ISO=%s %s\n' % (epoch, iso, script))
-    r = subprocess.run([script], env=env, capture_output=True, text=True)
-    c.log.write(r.stdout + r.stderr + '[media] exit status %d\n' % r.returncode)
+    r = host(c, [os.path.join(TOP, 'image', 'build-iso.sh')], env=env)
     require(r.returncode == 0, 'build-iso.sh failed for the older build: %s'
             % r.stderr.strip()[-300:])
     require(disk_id(iso) != disk_id(c.iso), 'the older build has the same disk id %s'

@@ -13,35 +13,66 @@ Buildroot's emulator.py; the code is our own.
 
 
 import argparse
+import bisect
 import hashlib
 import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import time
 
 import pexpect
+import pexpect.fdpexpect
 
 QEMU = 'qemu-system-x86_64'
-OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
-OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
-
-# Boot menu: (hotkey, title) per entry, from the contract.
-MENU = {
-    'rescue': ('r', 'Rescue system'),
-    'shell': ('s', 'Recovery shell (init=/bin/sh)'),
-    'check': ('t', 'Smoke test (rescue.check)'),
-    'nodevtmpfs': ('w', 'Without kernel devtmpfs mount (devtmpfs.mount=0)'),
-    'hd': ('h', 'Boot from first hard disk'),
-    'reboot': ('b', 'Reboot'),
-    'poweroff': ('p', 'Power off'),
+OVMF_DIR = '/usr/share/OVMF'
+# UEFI firmware: code and the variable store it starts from.  'plain' has
+# Secure Boot off; the others have it on, with Microsoft's keys enrolled
+# (a PC as sold) or Debian's snakeoil test key as the only db key
+# (/usr/share/ovmf/PkKek-1-snakeoil.{key,pem}).
+OVMF = {
+    'plain': ('OVMF_CODE_4M.fd', 'OVMF_VARS_4M.fd'),
+    'ms': ('OVMF_CODE_4M.secboot.fd', 'OVMF_VARS_4M.ms.fd'),
+    'snakeoil': ('OVMF_CODE_4M.secboot.fd', 'OVMF_VARS_4M.snakeoil.fd'),
 }
-MENU_TITLE = MENU['rescue'][1]          # what tells us the menu is on screen
+# The Secure Boot build keeps its variables in SMM-protected flash.
+SECURE_BOOT_ARGS = ['-machine', 'q35,smm=on',
+                    '-global', 'driver=cfi.pflash01,property=secure,value=on']
+
+# The boot menu: image/menu.txt, which build-iso.sh makes the boot loaders'
+# menus from.  MENU maps each entry's id to (hotkey, title); UEFI_ONLY are
+# the ids isolinux does not show.
+MENU_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         '..', 'image', 'menu.txt')
+
+
+def read_menu(path=MENU_FILE):
+    menu, uefi_only = {}, set()
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            fields = [x.strip() for x in line.split('|')]
+            if not fields[0] or fields[0].startswith('#'):
+                continue
+            ident, key, kind, title = fields[:4]
+            menu[ident] = (key, title)
+            if kind == 'mokmanager':
+                uefi_only.add(ident)
+    return menu, uefi_only
+
+
+MENU, UEFI_ONLY = read_menu()
+MENU_DEFAULT = next(iter(MENU))         # the first entry
+MENU_TITLE = MENU[MENU_DEFAULT][1]      # what tells us the menu is on screen
+MENU_LAST = MENU[list(MENU)[-1]][1]     # drawn last: the menu is complete
 
 PROMPT = r'rescue:[^\n#]*# '            # rescue-init's PS1 'rescue:\w# '
 SH_PROMPT = 'SH_PROMPT# '               # what we set PS1 to in a bare /bin/sh
+# busybox sh's own prompt: it ends a line, unless a kernel message lands
+# right after it.
+SH_FIRST_PROMPT = r'(?m)[#$] (?:$|(?=\[ *\d+\.\d+\]))'
 
 # Named bad patterns: any of them fails the wait at once.
 BAD = [
@@ -51,12 +82,23 @@ BAD = [
     ('smoke test failed', r'rescue-check: FAIL[^\n]*'),
     ('shell respawn loop', r'[^\n]*not respawning[^\n]*'),
     ('kernel oops', r'\bOops\b|\bBUG: [^\n]*|general protection fault'),
+    # GRUB's errors: a refused or missing kernel ("bad shim signature").
+    ('GRUB error', r'(?m)^error: [^\n]*'),
 ]
 # `Waiting for root device` is fine for a moment (USB sticks enumerate
 # late); it is bad only when no root gets mounted within this many seconds.
-ROOT_WAIT = ('Waiting for root device', r'Waiting for root device[^\n]*')
+ROOT_WAIT = ('Waiting for root device', r'Waiting for [^\n]*root device[^\n]*')
 ROOT_WAIT_LIMIT = 20
 ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
+
+# How a boot fails when the machine has too little memory: add these to a
+# machine's bad patterns (vm.bad) to tell "too small" from a slow boot.
+BAD_LOW_MEMORY = [
+    ('out of memory', r'[Oo]ut of memory[^\n]*'),
+    ('initramfs unpacking failed', r'Initramfs unpacking failed[^\n]*'),
+    # isolinux that cannot place the kernel it loaded (then back to its menu).
+    ('isolinux could not start the kernel', r'Booting kernel failed[^\n]*(?=\n)'),
+]
 
 TIMEOUT_FACTOR = float(os.environ.get('TIMEOUT_FACTOR') or 1)
 BOOT_TIMEOUT = 90           # menu entry chosen -> shell prompt
@@ -71,8 +113,8 @@ _ESC_ANY = re.compile(r'\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)'
                       r'|[()*+][0-9A-Za-z]|[@-Z\\-_=>78])')
 _ESC_PARTIAL = re.compile(r'\x1b(\[[0-?]*[ -/]*|\][^\x07\x1b]*|[()*+])?$')
 _CTRL = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
-# A kernel message on the console (CONFIG_PRINTK_TIME).
-KMSG_LINE = re.compile(r'^\[ *\d+\.\d+\] [^\n]*\n?', re.M)
+# A kernel message on the console (CONFIG_PRINTK_TIME); group 1 is its time.
+KMSG_LINE = re.compile(r'^\[ *(\d+\.\d+)\] [^\n]*\n?', re.M)
 
 
 class Fail(Exception):
@@ -90,12 +132,22 @@ def timeout(seconds):
     return seconds * TIMEOUT_FACTOR
 
 
+def printk_time(line):
+    """The timestamp (s since the kernel started) a kernel message line
+    starts with, or None for any other line."""
+    m = KMSG_LINE.match(line)
+    return float(m.group(1)) if m else None
+
+
 class Machine:
     """One QEMU run whose serial console is a pexpect pty.
 
     Console output is cleaned of control sequences and kept in self.buf;
     self.pos is where the next wait starts searching, so every wait sees
-    only what arrived after the previous match.
+    only what arrived after the previous match. The host time at which each
+    part of self.buf arrived is kept too (arrival(), lines()), for the bench.
+    Waits fail at once on a named bad pattern: self.bad unless the wait
+    names its own.
     """
 
     def __init__(self, args, log):
@@ -105,20 +157,27 @@ class Machine:
         self.pos = 0
         self.raw_hold = ''
         self.start = time.monotonic()
+        self.arrived = []       # (len(self.buf) after a read, host s since start)
+        self.bad = BAD
         self.root_wait_since = None
         self.child = None
         self.exitstatus = None
         self.received = 0       # raw characters read so far
         self.commands = 0       # commands run, numbers their end markers
+        self.cmd_start = 0      # where the console stood when the last command was typed
+
+    def now(self):
+        """Seconds since QEMU started."""
+        return time.monotonic() - self.start
 
     def note(self, text):
         """A harness line in the log, set apart from console output."""
-        t = time.monotonic() - self.start
-        self.log.write('\n[boottest %6.1fs] %s\n' % (t, text))
+        self.log.write('\n[boottest %6.1fs] %s\n' % (self.now(), text))
         self.log.flush()
 
     def boot(self):
         self.note('run: ' + shlex.join(self.args))
+        self.start = time.monotonic()
         self.child = pexpect.spawn(self.args[0], self.args[1:], encoding='utf-8',
                                    codec_errors='replace', echo=False,
                                    dimensions=(50, 250))
@@ -138,6 +197,8 @@ class Machine:
             self.raw_hold, data = data[len(body):] + self.raw_hold, body
         text = clean(data)
         self.buf += text
+        if text:
+            self.arrived.append((len(self.buf), self.now()))
         # Screen redraws leave runs of empty lines: keep the log readable.
         self.log.write(re.sub(r'\n\s*\n(\s*\n)+', '\n\n', text))
         self.log.flush()
@@ -160,11 +221,24 @@ class Machine:
             return False
         return True
 
-    def wait(self, want, what, secs, bad=BAD, eof_ok=False):
+    def arrival(self, offset):
+        """Host time (s since QEMU started) at which self.buf[offset - 1]
+        arrived: arrival(m.end()) is when match m was complete."""
+        i = bisect.bisect_left(self.arrived, (offset,))
+        return self.arrived[i][1] if i < len(self.arrived) else self.now()
+
+    def lines(self):
+        """(host time it arrived, text) for every whole console line so far."""
+        return [(self.arrival(m.end()), m.group(1))
+                for m in re.finditer(r'([^\n]*)\n', self.buf)]
+
+    def wait(self, want, what, secs, bad=None, eof_ok=False):
         """Wait for regex `want` (or a list of them); return the match.
 
-        Fails at once on a bad pattern, when QEMU exits, or on timeout.
+        Fails at once on a bad pattern (`bad`, by default self.bad), when
+        QEMU exits, or on timeout.
         """
+        bad = self.bad if bad is None else bad
         wants = want if isinstance(want, list) else [want]
         pats = [(None, re.compile(w)) for w in wants]
         pats += [(name, re.compile(p)) for name, p in bad]
@@ -227,7 +301,7 @@ class Machine:
         """Type one line as a person would, with Enter at the end."""
         self.send(line + '\r', label=line)
 
-    def expect_exit(self, what, secs=60, bad=BAD):
+    def expect_exit(self, what, secs=60, bad=None):
         """QEMU must end by itself (poweroff, reboot with -no-reboot)."""
         self.wait(r'(?!x)x', what, secs, bad=bad, eof_ok=True)
         return self.exitstatus
@@ -238,6 +312,61 @@ class Machine:
             self.child.close(force=True)
             self.exitstatus = -1
 
+    def monitor(self, cmd, secs=10):
+        """One command at QEMU's human monitor (Ctx.machine(monitor=True));
+        returns what the monitor answered."""
+        self.note('monitor: ' + cmd)
+        deadline = time.monotonic() + timeout(secs)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout(secs))
+            s.connect(self.monitor_path)
+            answers = []
+            for line in (None, cmd):
+                if line is not None:
+                    s.sendall(line.encode() + b'\n')
+                got = b''
+                while not got.endswith(b'(qemu) '):
+                    if time.monotonic() > deadline:
+                        raise Fail('QEMU monitor: no prompt after %r' % line)
+                    data = s.recv(4096)
+                    if not data:
+                        raise Fail('QEMU monitor closed after %r' % line)
+                    got += data
+                answers.append(clean(got.decode('utf-8', 'replace')))
+        self.note('monitor answered: %r' % answers[-1])
+        return answers[-1]
+
+
+class Port(Machine):
+    """A further serial port of a running Machine (Ctx.machine(serial2=True)),
+    reached through QEMU's unix socket; waits, typing and Shell work as on
+    the first.  Its output has a log file of its own."""
+
+    def __init__(self, path, log, start):
+        super().__init__([path], log)
+        self.start = start      # one clock for the machine's logs
+
+    def boot(self):
+        deadline = time.monotonic() + timeout(10)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        while True:
+            try:
+                sock.connect(self.args[0])
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise Fail('no serial port socket at %s' % self.args[0])
+                time.sleep(0.1)
+        self.sock = sock
+        self.note('connected to ' + self.args[0])
+        self.child = pexpect.fdpexpect.fdspawn(sock, encoding='utf-8',
+                                               codec_errors='replace')
+
+    def stop(self):
+        if self.exitstatus is None:
+            self.exitstatus = 0
+            self.sock.close()
+
 
 class Shell:
     """A shell on the console, reached through `prompt`."""
@@ -246,18 +375,24 @@ class Shell:
         self.vm = vm
         self.prompt = prompt
 
-    def run(self, cmd, secs=CMD_TIMEOUT, ok=True, bad=BAD):
+    def run(self, cmd, secs=CMD_TIMEOUT, ok=True, bad=None):
         """Type `cmd`, return (status, output). The status comes from an
         `echo` of $? that the command's own echo cannot match."""
         self.vm.commands += 1
         mark = '@@%d@@' % self.vm.commands
+        self.vm.cmd_start = self.vm.pos
         self.vm.type_line('%s; echo %s$?@@' % (cmd, mark))
         m = self.vm.wait(re.escape(mark) + r'(\d+)@@', 'the answer to: ' + cmd,
                          secs, bad=bad)
         before = self.vm.buf[:m.start()]
-        # Output: from the line after our typed command up to the marker.
-        start = self.vm.buf.rfind(mark + '$?@@', 0, m.start())
-        start = self.vm.buf.find('\n', start) + 1 if start >= 0 else 0
+        # Output: from the line after our typed command (its echo, which
+        # holds the marker followed by $?) up to the marker. Without that
+        # echo there is no telling where the answer starts: never guess
+        # from the whole log, where menu text could match.
+        start = self.vm.buf.rfind(mark + '$?@@', self.vm.cmd_start, m.start())
+        if start < 0:
+            raise Fail('the console never echoed `%s`' % cmd)
+        start = self.vm.buf.find('\n', start) + 1
         # Kernel messages may land in the middle of the answer: drop them.
         out = KMSG_LINE.sub('', before[start:])
         status = int(m.group(1))
@@ -286,40 +421,75 @@ class Ctx:
         os.makedirs(self.work)
         self.log_path = os.path.join(logdir, name + '.log')
         self.log = open(self.log_path, 'w', encoding='utf-8', errors='replace')
+        self.logs = [self.log]
         self.vms = []
 
-    def machine(self, disks=(), mem=256, uefi=False, extra=()):
-        """QEMU with the serial console on our pty; `disks` are QEMU args."""
+    def efivars(self, firmware='plain'):
+        """A fresh copy of `firmware`'s variable store in the work dir;
+        pass it to machine(efivars=) to keep what one boot enrolled for
+        the next."""
+        path = os.path.join(self.work, 'vars-%s-%d.fd' % (firmware, len(self.vms)))
+        shutil.copyfile(os.path.join(OVMF_DIR, OVMF[firmware][1]), path)
+        return path
+
+    def machine(self, disks=(), mem=256, uefi=False, extra=(), efivars=None,
+                serial2=False, monitor=False):
+        """QEMU with the serial console on our pty; `disks` are QEMU args.
+
+        uefi: False for SeaBIOS; True (or 'plain') for OVMF; 'ms' or
+        'snakeoil' for OVMF with Secure Boot on (see OVMF).  efivars: the
+        variable store to boot with (default: a fresh copy).
+        serial2: a second serial port (the guest's ttyS1), as vm.ttyS1, a
+        Port with its log in <test>.ttyS1.log.  monitor: QEMU's monitor on
+        a unix socket, for vm.monitor('sendkey ctrl-alt-delete')."""
         args = [QEMU, '-accel', 'tcg', '-nodefaults', '-no-reboot',
                 '-no-user-config', '-display', 'none', '-vga', 'std',
                 '-m', str(mem), '-smp', '1',
                 '-chardev', 'stdio,id=con,signal=off', '-serial', 'chardev:con']
+        sock2 = os.path.join(self.work, 'ttyS1.sock')
+        mon = os.path.join(self.work, 'monitor.sock')
+        if serial2:
+            args += ['-chardev', 'socket,id=con2,server=on,wait=off,path=' + sock2,
+                     '-serial', 'chardev:con2']
+        if monitor:
+            args += ['-monitor', 'unix:%s,server=on,wait=off' % mon]
         if uefi:
-            vars_copy = os.path.join(self.work, 'OVMF_VARS_4M.fd')
-            shutil.copyfile(OVMF_VARS, vars_copy)
-            args += ['-drive', 'if=pflash,format=raw,unit=0,readonly=on,file=' + OVMF_CODE,
-                     '-drive', 'if=pflash,format=raw,unit=1,file=' + vars_copy]
+            firmware = 'plain' if uefi is True else uefi
+            code = os.path.join(OVMF_DIR, OVMF[firmware][0])
+            efivars = efivars or self.efivars(firmware)
+            if firmware != 'plain':
+                args += SECURE_BOOT_ARGS
+            args += ['-drive', 'if=pflash,format=raw,unit=0,readonly=on,file=' + code,
+                     '-drive', 'if=pflash,format=raw,unit=1,file=' + efivars]
         args += list(disks) + list(extra)
         vm = Machine(args, self.log)
+        vm.monitor_path = mon if monitor else None
         self.vms.append(vm)
         vm.boot()
+        if serial2:
+            log = open(os.path.join(os.path.dirname(self.log_path), self.name + '.ttyS1.log'),
+                       'w', encoding='utf-8', errors='replace')
+            self.logs.append(log)
+            vm.ttyS1 = Port(sock2, log, vm.start)
+            self.vms.append(vm.ttyS1)
+            vm.ttyS1.boot()
         return vm
 
-    def cdrom(self, path=None, bootindex=0):
-        """The CD drive with `path` (default: the ISO) in it, at `bootindex`
+    def cdrom(self, iso=None, bootindex=0):
+        """The CD drive with `iso` (default: the ISO) in it, at `bootindex`
         in the firmware's boot order.  (OVMF leaves an IDE CD drive that is
         not in the boot order in a state where Linux does not find it.)"""
         return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file='
-                + (path or self.iso),
+                + (iso or self.iso),
                 '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=%d' % bootindex]
 
-    def usb_stick(self, *paths, boot=True):
-        """A USB stick per image in `paths` (default: the ISO) on one xHCI
+    def usb_stick(self, *isos, boot=True):
+        """A USB stick per image in `isos` (default: the ISO) on one xHCI
         controller; the first one is the boot device when `boot`."""
         args = ['-device', 'qemu-xhci,id=xhci']
-        for i, path in enumerate(paths or [self.iso]):
+        for i, iso in enumerate(isos or [self.iso]):
             # snapshot=on: the guest may write, the image file never changes.
-            args += ['-drive', 'if=none,id=stick%d,format=raw,snapshot=on,file=%s' % (i, path),
+            args += ['-drive', 'if=none,id=stick%d,format=raw,snapshot=on,file=%s' % (i, iso),
                      '-device', 'usb-storage,bus=xhci.0,drive=stick%d%s'
                      % (i, ',bootindex=0' if boot and i == 0 else '')]
         return args
@@ -332,6 +502,12 @@ class Ctx:
     def empty_cdrom():
         return ['-drive', 'if=ide,index=2,media=cdrom']
 
+    @staticmethod
+    def kernel_initrd(kernel, initrd, cmdline):
+        """Instead of media: QEMU loads a kernel and initramfs itself, with
+        no firmware boot or boot loader (the bench's Debian peer)."""
+        return ['-kernel', kernel, '-initrd', initrd, '-append', cmdline]
+
     def image(self, name, mib, data=None):
         path = os.path.join(self.work, name)
         with open(path, 'wb') as f:
@@ -343,7 +519,8 @@ class Ctx:
     def close(self):
         for vm in self.vms:
             vm.stop()
-        self.log.close()
+        for log in self.logs:
+            log.close()
 
 
 def menu(vm, entry, uefi=False, default=False):
@@ -352,19 +529,33 @@ def menu(vm, entry, uefi=False, default=False):
     loader = 'GRUB' if uefi else 'isolinux'
     m = vm.wait(re.escape(MENU_TITLE), 'the %s boot menu' % loader, MENU_TIMEOUT)
     menu_start = m.start()
-    # Fully drawn (the last entry is there) and reading keys (quiet).
-    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole %s menu' % loader, 20)
-    vm.wait_quiet(0.5, 5)
+    # Fully drawn: the last entry is there.
+    vm.wait(re.escape(MENU_LAST), 'the whole %s menu' % loader, 20)
     screen = vm.buf[menu_start:]
-    squeezed = re.sub(r'\s+', ' ', screen)
-    missing = [t for _, t in MENU.values() if t not in squeezed]
-    if missing:
-        raise Fail('%s menu lacks %s' % (loader, ', '.join(map(repr, missing))))
     if default:
         vm.note('no key: the menu timeout boots the default entry')
     else:
+        # The hotkey goes first, before the 3 s countdown can run out: a
+        # slow check here must not let the default entry boot instead.
+        # Keys typed while the menu still draws wait in the UART.
         key, title = MENU[entry]
         vm.send(key, label='%r (hotkey of "%s")' % (key, title))
+    squeezed = re.sub(r'\s+', ' ', screen)
+    shown = [i for i in MENU if uefi or i not in UEFI_ONLY]
+    missing = [MENU[i][1] for i in shown if MENU[i][1] not in squeezed]
+    if missing:
+        raise Fail('%s menu lacks %s' % (loader, ', '.join(map(repr, missing))))
+
+
+def boot_line(vm, line):
+    """BIOS: leave isolinux's menu for its boot: prompt (Esc) and boot
+    `line`, a label followed by extra kernel arguments, e.g.
+    'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
+    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
+    vm.wait(re.escape(MENU_LAST), 'the whole isolinux menu', 20)
+    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
+    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
+    vm.type_line(line)
 
 
 def boot_prompt(vm, line):
@@ -392,7 +583,7 @@ def boot_rescue(vm, what='the rescue shell prompt', respawn=False):
 def bare_shell(vm):
     """init=/bin/sh: no rescue-init. Wait for busybox sh, set a prompt we
     can match (typed split, so the echo of the command does not match)."""
-    vm.wait(r'[#$] $', 'the /bin/sh prompt', BOOT_TIMEOUT)
+    vm.wait(SH_FIRST_PROMPT, 'the /bin/sh prompt', BOOT_TIMEOUT)
     vm.wait_quiet(0.5, 5)
     vm.type_line("PS1='SH_''PROMPT# '")
     vm.wait(re.escape(SH_PROMPT), 'the new prompt', CMD_TIMEOUT)
@@ -450,7 +641,10 @@ TESTS = []
 
 
 def test(func):
-    TESTS.append(func)
+    # Only the suite being run: another suite imported for its helpers
+    # (its fixtures) does not add its own tests.
+    if func.__module__ == '__main__':
+        TESTS.append(func)
     return func
 
 
@@ -462,9 +656,9 @@ def sha256(path):
     return h.hexdigest()
 
 
-def host(c, args):
+def host(c, args, env=None):
     c.log.write('\n[boottest] host: %s\n' % shlex.join(args))
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
     c.log.write(r.stdout + r.stderr + '[boottest] exit status %d\n' % r.returncode)
     return r
 

@@ -12,26 +12,31 @@ ISO ?= $(BUILD)/rescue.iso
 TEST_LOGS := $(BUILD)/test-logs
 TESTS ?=
 
-# $(call qemu-suite,NAME,SCRIPT[,ENV]): `make check-NAME` runs tests/SCRIPT
-# on the ISO, with the environment assignments ENV, and writes
-# $(TEST_LOGS)/NAME.summary.
+# $(call qemu-suite,NAME,SCRIPT): `make check-NAME` runs tests/SCRIPT on the
+# ISO and writes $(TEST_LOGS)/NAME.summary.
 define qemu-suite
 CHECK_SUITES += $(1)
 .PHONY: check-$(1)
 check-$(1): $$(ISO) | deps
 	$$(call msg,CHECK,$(1) tests on $$(ISO) (logs in $$(TEST_LOGS)))
 	$$(Q)mkdir -p '$$(TEST_LOGS)'
-	$$(Q)$(3) '$$(TOP)/tests/$(2)' --iso '$$(ISO)' --logdir '$$(TEST_LOGS)' \
+	$$(Q)'$$(TOP)/tests/$(2)' --iso '$$(ISO)' --logdir '$$(TEST_LOGS)' \
 		--summary '$$(TEST_LOGS)/$(1).summary' $$(TESTS)
 endef
 
-$(eval $(call qemu-suite,boot,boottest.py))
+# make check-build: the build's promises about the ISO (reproducible in
+# another directory, checksum, rebuilds on deleted files, modes, host
+# boot loaders), in a scratch copy of the tree with this build's kernel.
+CHECK_SUITES += build
+.PHONY: check-build
+check-build: $(ISO) $(ISO).sha256 | deps
+	$(call msg,CHECK,build tests in $(BUILD)/test-build (log in $(TEST_LOGS)/build.log))
+	$(Q)SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' KERNEL_EPOCH='$(KERNEL_EPOCH)' \
+		'$(TOP)/tests/build.sh' '$(BUILD)' '$(BUILD)/test-build' '$(TEST_LOGS)'
 
-# The media suite also makes other builds of the ISO (another
-# SOURCE_DATE_EPOCH, so another disk id and marker) from the very inputs
-# of $(ISO), with image/build-iso.sh.
-ISO_INPUTS_ENV := IMAGE_SRC='$(IMAGE_SRC)' KERNEL='$(KERNEL_IMAGE)' \
-	KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' RESCUE_INIT='$(RESCUE_INIT)' \
-	BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' ISOLINUX_DIR='$(ISOLINUX_DIR)' \
-	SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' GRUB_EFI_DIR='$(GRUB_EFI_DIR)'
-$(eval $(call qemu-suite,media,media.py,$(ISO_INPUTS_ENV)))
+$(eval $(call qemu-suite,boot,boottest.py))
+$(eval $(call qemu-suite,storage,storage.py))
+$(eval $(call qemu-suite,secureboot,secureboot.py))
+$(eval $(call qemu-suite,enter,enter.py))
+$(eval $(call qemu-suite,boot-installed,boot_installed.py))
+$(eval $(call qemu-suite,media,media.py))

@@ -1,0 +1,134 @@
+#!/bin/bash
+# The build's promises about the ISO (make check-build).
+#
+#   build.sh BUILD SCRATCH LOGDIR
+#
+# Runs in a copy of the source tree (the checkout is never touched) with its
+# own O= directory, seeded with BUILD's kernel, stamps and settings (mtimes
+# kept, so make sees the kernel as built: no second kernel build). The
+# caller exports SOURCE_DATE_EPOCH and KERNEL_EPOCH as the top make has
+# them. There, `make iso`:
+# 1. builds an ISO byte-identical to BUILD's, later and in another
+#    directory (reproducibility: no path or time leaks into it);
+# 2. writes the checksum again when it was deleted;
+# 3. writes it again when the ISO is newer than it (a build interrupted
+#    between the ISO and its checksum);
+# 4. rebuilds the ISO when a file under image/rootfs is deleted, and the
+#    file is gone from the ISO;
+# 5. rebuilds it when a file's mode changes, and the ISO has the new mode;
+# 6. rebuilds it when a host boot loader file changes (a package update);
+# 7. does nothing the second time (no-op make).
+set -uo pipefail
+
+build=$(realpath "$1") scratch=$2 logdir=$3
+top=$(cd "$(dirname "$0")/.." && pwd)
+log=$logdir/build.log
+passed=0 failed=0
+: "${SOURCE_DATE_EPOCH:?}" "${KERNEL_EPOCH:?}"
+export SOURCE_DATE_EPOCH KERNEL_EPOCH
+
+mkdir -p "$logdir"
+rm -rf "$scratch"
+mkdir -p "$scratch"
+scratch=$(realpath "$scratch")
+src=$scratch/src out=$scratch/build iso=$scratch/build/rescue.iso
+: >"$log"
+
+pass() { passed=$((passed + 1)); echo "PASS build: $1" | tee -a "$log"; }
+fail() { failed=$((failed + 1)); echo "FAIL build: $1 (log: $log)" | tee -a "$log"; }
+run() { echo "\$ $*" >>"$log"; "$@" >>"$log" 2>&1; }
+check() { if "${@:2}"; then pass "$1"; else fail "$1"; fi; }
+make_iso() { run make --no-print-directory -C "$src" O="$out" "$@" iso; }
+inode() { stat -c %i "$1" 2>/dev/null; }
+# on_iso PATH: the ISO's `ls -l`-style line for PATH, empty when absent.
+on_iso() {
+	xorriso -indev "$iso" -lsdl "$1" 2>/dev/null | grep -v '^$' | tail -n 1
+}
+
+finish() {
+	echo "$passed passed, $failed failed" >"$logdir/build.summary"
+	echo "build: $passed passed, $failed failed"
+	exit $((failed > 0))
+}
+
+# The source tree as git sees it (tracked and untracked, not ignored), mtimes
+# kept; then BUILD's kernel products, stamps and settings, mtimes kept.
+(cd "$top" && git ls-files -z -co --exclude-standard |
+	tar --null --ignore-failed-read -T - -cf - 2>>"$log") | tar -xpf - -C "$scratch" --one-top-level=src ||
+	{ fail "copy the source tree to $src"; finish; }
+mkdir -p "$out"
+(cd "$build" && find . -maxdepth 1 -type f ! -name '*.iso*' -print0 |
+	tar --null -T - -cf - stamps kernel/.config kernel/include/config/kernel.release \
+		kernel/arch/x86/boot/bzImage) | tar -xpf - -C "$out" ||
+	{ fail "seed $out with $build's kernel"; finish; }
+
+# 1. Reproducible in another directory, at another time.
+make_iso
+if [ -f "$iso" ] && cmp -s "$iso" "$build/rescue.iso"; then
+	pass "an ISO built later in $out is byte-identical to $build/rescue.iso"
+else
+	run cmp "$iso" "$build/rescue.iso"
+	fail "the ISO built in $out differs from $build/rescue.iso (or was not built)"
+fi
+check "no kernel was built in the scratch tree" test ! -e "$out/linux-src"
+
+# 2. A deleted checksum is made again.
+rm -f "$iso.sha256"
+make_iso
+check "a deleted rescue.iso.sha256 is made again and matches" \
+	run sh -c "cd '$out' && sha256sum -c rescue.iso.sha256"
+
+# 3. An ISO newer than its checksum (an interrupted build) gets a new one.
+cp "$iso" "$iso.orig"
+printf 'x' | dd of="$iso" bs=1 seek=40000 conv=notrunc status=none
+touch "$iso"
+make_iso
+check "a checksum older than the ISO is made again and matches" \
+	run sh -c "cd '$out' && sha256sum -c rescue.iso.sha256"
+mv -f "$iso.orig" "$iso"
+touch "$iso"
+make_iso
+
+# 4. Deleting a file under image/rootfs rebuilds the ISO without it.
+victim=$(cd "$src/image/rootfs" && find . -type f | LC_ALL=C sort | head -n 1)
+victim=${victim#.}
+before=$(inode "$iso")
+run rm "$src/image/rootfs$victim"
+make_iso
+if [ "$(inode "$iso")" != "$before" ] && [ -z "$(on_iso "$victim")" ]; then
+	pass "deleting image/rootfs$victim rebuilds the ISO without it"
+else
+	fail "deleting image/rootfs$victim: ISO not rebuilt, or $victim still on it ($(on_iso "$victim"))"
+fi
+cp -p "$top/image/rootfs$victim" "$src/image/rootfs$victim"
+
+# 5. A mode change rebuilds the ISO with the new mode.
+run chmod 0644 "$src/image/rootfs$victim"
+make_iso
+before=$(inode "$iso")
+run chmod 0755 "$src/image/rootfs$victim"
+make_iso
+line=$(on_iso "$victim")
+echo "ISO: $line" >>"$log"
+if [ "$(inode "$iso")" != "$before" ] && [ "${line:0:10}" = "-rwxr-xr-x" ]; then
+	pass "chmod +x image/rootfs$victim rebuilds the ISO with mode 0755"
+else
+	fail "chmod +x image/rootfs$victim: ISO not rebuilt or mode not 0755 ($line)"
+fi
+
+# 6. A changed host boot loader file (isolinux's hybrid MBR) rebuilds it.
+loaders=$scratch/isolinux
+run cp -rp /usr/lib/ISOLINUX "$loaders"
+make_iso ISOLINUX_DIR="$loaders"
+before=$(inode "$iso")
+run touch "$loaders/isohdpfx.bin"
+make_iso ISOLINUX_DIR="$loaders"
+check "an updated isohdpfx.bin on the host rebuilds the ISO" \
+	test "$(inode "$iso")" != "$before"
+
+# 7. Nothing to do the second time.
+before=$(inode "$iso")
+make_iso ISOLINUX_DIR="$loaders"
+check "a second make iso rebuilds nothing" test "$(inode "$iso")" = "$before"
+
+finish

@@ -1,0 +1,534 @@
+#!/usr/bin/python3
+"""Enter-and-repair tests: a real Debian 12, broken on the host, repaired
+from the rescue ISO with rescue-enter and the target's own tools, then
+booted on its own to its login prompt.
+
+The fixture is a genuine Debian 12 from Debian's packages
+(tests/fixtures/debian12.sh: mmdebstrap, mke2fs -d, sfdisk/sgdisk, dd on
+the host), cached under build/fixtures/ keyed on that script, its package
+list and the candidate versions of those packages.  Its boot loader is
+installed the only way the host allows without a block device: by booting
+the rescue ISO with the disk and running rescue-enter, then the target's
+own `grub-install` and `update-grub`.
+
+Each repair test: copy the fixture, break it on the host (dd, debugfs -w,
+mtools: no mounts), boot the rescue ISO with it, repair inside
+rescue-enter, power off, boot the disk alone (SeaBIOS, or OVMF for the
+GPT+ESP variant) to its login prompt, log in as root, power it off, and
+run `e2fsck -fn` on the host.
+
+    tests/enter.py --iso build/rescue.iso --logdir build/test-logs [TEST...]
+"""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import qemu
+from qemu import (Fail, Shell, boot_rescue, host, main, menu, poweroff, require,
+                  sha256, test)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE_SCRIPT = os.path.join(HERE, 'fixtures', 'debian12.sh')
+FIXTURE_PACKAGES = os.path.join(HERE, 'fixtures', 'debian12.packages')
+GRUB_PACKAGES = {'bios': ['grub-pc'], 'uefi': ['grub-efi-amd64', 'efibootmgr']}
+
+MEM = 512                   # Debian's initramfs unpacks ~36 MiB
+DEBIAN_BOOT_TIMEOUT = 240   # disk alone -> login prompt, under TCG
+REPAIR_TIMEOUT = 600        # update-initramfs, grub-install under TCG
+LOGIN = r'debian12 login: '
+DEBIAN_PROMPT = r'root@debian12:[^\n#]*# '
+CHROOT_PROMPT = r'\[chroot debian-12 sda\d\] [^\n#]*# '
+
+# What a broken Debian boot looks like: fail at once, by name.
+DEBIAN_BAD = qemu.BAD + [
+    ('emergency mode', r'You are in emergency mode[^\n]*|Give root password for maintenance'),
+    ('initramfs shell', r'\(initramfs\) '),
+    ('GRUB error', r'error: [^\n]*'),
+    ('no boot loader', r'Boot failed[^\n]*|No bootable device[^\n]*'),
+    ('login refused', r'Login incorrect'),
+]
+
+
+# ---------------------------------------------------------------------------
+# The fixture
+
+
+def fixture_key(variant):
+    """What made the fixture: the script, the package list, and the
+    versions apt would install now."""
+    h = hashlib.sha256()
+    for path in (FIXTURE_SCRIPT, FIXTURE_PACKAGES):
+        with open(path, 'rb') as f:
+            h.update(f.read())
+    pkgs = [l.split('#')[0].strip() for l in open(FIXTURE_PACKAGES)]
+    pkgs = [p for p in pkgs if p] + GRUB_PACKAGES[variant]
+    r = subprocess.run(['apt-cache', 'policy'] + pkgs, capture_output=True, text=True)
+    h.update(variant.encode())
+    h.update(' '.join(re.findall(r'Candidate: (\S+)', r.stdout)).encode())
+    return h.hexdigest()[:12]
+
+
+def read_layout(path):
+    with open(path) as f:
+        return dict(l.strip().split('=', 1) for l in f if '=' in l)
+
+
+class Disk:
+    """A disk image of the fixture and, for UEFI, the firmware variables
+    that go with it (the boot entry grub-install wrote)."""
+
+    def __init__(self, path, uefi_vars=None):
+        self.path = path
+        self.vars = uefi_vars
+        self.uefi = uefi_vars is not None
+
+
+class Fixture:
+    """A cached, bootable Debian 12 disk of one variant."""
+
+    def __init__(self, variant, iso):
+        self.variant = variant
+        self.uefi = variant == 'uefi'
+        base = os.path.join(os.path.dirname(iso), 'fixtures')
+        self.debs = os.path.join(base, 'debs')
+        self.dir = os.path.join(base, 'debian12-%s-%s' % (variant, fixture_key(variant)))
+
+    @property
+    def layout(self):
+        return read_layout(os.path.join(self.dir, 'layout'))
+
+    def disk_in(self, d):
+        return Disk(os.path.join(d, 'disk.img'),
+                    os.path.join(d, 'OVMF_VARS.fd') if self.uefi else None)
+
+    def ensure_unbooted(self, c):
+        """Stage 1, on the host: the system on a disk without boot loader
+        (enough for a kernel that mounts its root itself).  Its dir."""
+        unbooted = self.dir + '.unbooted'
+        if not os.path.isfile(os.path.join(unbooted, 'done')):
+            c.log.write('[enter] building %s\n' % unbooted)
+            c.log.flush()
+            r = subprocess.run([FIXTURE_SCRIPT, self.variant, unbooted, self.debs],
+                               stdout=c.log, stderr=subprocess.STDOUT)
+            require(r.returncode == 0, 'debian12.sh %s failed (status %d)'
+                    % (self.variant, r.returncode))
+            open(os.path.join(unbooted, 'done'), 'w').close()
+        return unbooted
+
+    def ensure(self, c):
+        """Build the fixture if it is not cached; log to c.log."""
+        if os.path.isfile(os.path.join(self.dir, 'done')):
+            c.log.write('[enter] fixture %s (cached)\n' % self.dir)
+            return
+        unbooted = self.ensure_unbooted(c)
+        tmp = self.dir + '.tmp'
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(['cp', '-r', '--sparse=always', unbooted, tmp], check=True)
+        os.unlink(os.path.join(tmp, 'done'))
+        # The boot loader: the target's own grub-install, from the rescue
+        # ISO through rescue-enter, as on a real machine.  Under UEFI it
+        # writes EFI/debian on the ESP and a boot entry into the firmware's
+        # variables, which are kept with the disk.
+        disk = self.disk_in(tmp)
+        if disk.uefi:
+            shutil.copyfile(os.path.join(qemu.OVMF_DIR, qemu.OVMF["plain"][1]), disk.vars)
+        enter_and_run(c, disk, ['grub-install /dev/sda && update-grub'])
+        fsck_clean(c, disk, read_layout(os.path.join(tmp, 'layout')))
+        open(os.path.join(tmp, 'done'), 'w').close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.rename(tmp, self.dir)
+
+    def copy(self, c):
+        """A private copy of the disk (and variables) for one test."""
+        self.ensure(c)
+        src = self.disk_in(self.dir)
+        dst = self.disk_in(c.work)
+        subprocess.run(['cp', '--sparse=always', src.path, dst.path], check=True)
+        if src.vars:
+            shutil.copyfile(src.vars, dst.vars)
+        return dst
+
+
+FIXTURES = {}
+
+
+def fixture(c, variant):
+    if variant not in FIXTURES:
+        FIXTURES[variant] = Fixture(variant, c.iso)
+    f = FIXTURES[variant]
+    f.ensure(c)
+    return f
+
+
+# ---------------------------------------------------------------------------
+# Machines
+
+
+def hd(disk, bootindex, bus='ide.0', unit=0, name='hd'):
+    """A raw IDE disk: ide.0 unit 0 is sda, unit 1 sdb; ide.1 unit 1 is
+    sdc (ide.1 unit 0 is the CD drive)."""
+    return ['-drive', 'if=none,id=%s,format=raw,file=%s' % (name, disk.path),
+            '-device', 'ide-hd,drive=%s,bus=%s,unit=%d,bootindex=%d'
+            % (name, bus, unit, bootindex)]
+
+
+def rescue_with_disk(c, disk, extra=()):
+    """The rescue ISO (CD, first) and the disk (sda): the rescue shell."""
+    vm = c.machine(c.cdrom() + hd(disk, 1) + list(extra), mem=MEM,
+                   uefi=disk.uefi, efivars=disk.vars)
+    menu(vm, 'rescue', uefi=disk.uefi)
+    return vm, boot_rescue(vm)
+
+
+def enter(vm, cmd='rescue-enter', prompt=CHROOT_PROMPT):
+    """Type rescue-enter; wait for the target's prompt; a Shell in it."""
+    vm.type_line(cmd)
+    vm.wait(prompt, 'the chroot prompt of rescue-enter', 60)
+    inner = Shell(vm, prompt)
+    inner.run('stty cols 250', ok=False)
+    return inner
+
+
+def no_enter_mounts(sh):
+    out = sh.out('grep rescue-enter /proc/mounts', ok=False)
+    require('rescue-enter' not in out, 'still mounted: %s' % out.strip())
+
+
+def leave(vm, sh):
+    """exit the chroot: everything unmounted, back at the rescue prompt."""
+    vm.type_line('exit')
+    vm.wait(r'rescue-enter: left debian-12; all unmounted', 'rescue-enter to unmount all', 60)
+    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    no_enter_mounts(sh)
+
+
+def enter_and_run(c, disk, cmds, secs=REPAIR_TIMEOUT):
+    """Rescue ISO + disk: rescue-enter, run cmds inside, exit, power off."""
+    vm, sh = rescue_with_disk(c, disk)
+    inner = enter(vm)
+    for cmd in cmds:
+        inner.run(cmd, secs=secs)
+    leave(vm, sh)
+    poweroff(vm)
+    return vm
+
+
+def boot_disk(c, disk, password):
+    """The disk alone: firmware, its GRUB, its kernel and initramfs,
+    systemd, login on the serial console.  Returns the root shell."""
+    vm = c.machine(hd(disk, 0), mem=MEM, uefi=disk.uefi, efivars=disk.vars)
+    vm.wait(r'GNU GRUB', 'the disk\'s own GRUB', 120, bad=DEBIAN_BAD)
+    vm.wait(LOGIN, 'the Debian login prompt', DEBIAN_BOOT_TIMEOUT, bad=DEBIAN_BAD)
+    vm.wait_quiet(1, 10)
+    vm.type_line('root')
+    vm.wait(r'Password: ', 'the password prompt', 60, bad=DEBIAN_BAD)
+    vm.send(password + '\r', label='(the password)')
+    vm.wait(DEBIAN_PROMPT, 'root\'s shell prompt', 90, bad=DEBIAN_BAD)
+    sh = Shell(vm, DEBIAN_PROMPT)
+    sh.run('stty cols 250', ok=False)
+    return vm, sh
+
+
+def does_not_boot(c, disk, why_pattern, what, secs):
+    """The broken disk alone: GRUB's prompt or a login never comes.
+    `why_pattern` (if any) is what it shows instead."""
+    vm = c.machine(hd(disk, 0), mem=MEM, uefi=disk.uefi, efivars=disk.vars)
+    want = [r'GNU GRUB  version', LOGIN] if why_pattern is None else [why_pattern]
+    try:
+        m = vm.wait(want, what, secs, bad=qemu.BAD)
+    except Fail as e:
+        if why_pattern is not None:
+            raise
+        vm.note('as expected: %s' % e)
+    else:
+        if why_pattern is None:
+            raise Fail('the broken disk still boots: "%s"' % m.group(0))
+    vm.stop()
+
+
+def debian_poweroff(vm, sh):
+    """A clean shutdown, so that the host's e2fsck finds it clean."""
+    sh.run('systemctl --failed --no-legend --plain | cat', ok=False)
+    vm.type_line('systemctl poweroff')
+    status = vm.expect_exit('Debian to power off', 120, bad=qemu.BAD)
+    require(status == 0, 'QEMU exited with status %s after poweroff' % status)
+
+
+def fsck_clean(c, disk, layout):
+    """The host's fsck -n on the fixture's filesystems: no error."""
+    r = host(c, ['e2fsck', '-fn', '%s?offset=%s' % (disk.path, layout['ROOT_OFFSET'])])
+    require(r.returncode == 0, 'e2fsck -fn on the root filesystem: status %d: %s'
+            % (r.returncode, (r.stdout + r.stderr).strip()[-300:]))
+    if 'ESP_OFFSET' in layout:
+        esp = disk.path + '.esp'
+        subprocess.run(['dd', 'if=' + disk.path, 'of=' + esp, 'bs=1M', 'status=none',
+                        'skip=%d' % (int(layout['ESP_OFFSET']) >> 20),
+                        'count=%d' % (int(layout['ESP_SIZE']) >> 20)], check=True)
+        r = host(c, ['fsck.fat', '-n', esp])
+        os.unlink(esp)
+        require(r.returncode == 0, 'fsck.fat -n on the ESP: status %d: %s'
+                % (r.returncode, (r.stdout + r.stderr).strip()[-300:]))
+
+
+def debugfs(c, disk, layout, cmds):
+    """Change files of the image's root filesystem (no mount)."""
+    script = os.path.join(c.work, 'debugfs.cmds')
+    with open(script, 'w') as f:
+        f.write('\n'.join(cmds) + '\n')
+    r = host(c, ['debugfs', '-w', '-f', script,
+                 '%s?offset=%s' % (disk.path, layout['ROOT_OFFSET'])])
+    errors = [l for l in r.stderr.splitlines()
+              if l.strip() and not l.startswith('debugfs 1.')]
+    require(r.returncode == 0 and not errors,
+            'debugfs -w failed: %s' % ' '.join(errors)[-300:])
+    return r.stdout
+
+
+def boots_and_logs_in(c, f, disk, password):
+    vm, sh = boot_disk(c, disk, password)
+    out = sh.out('grep PRETTY_NAME /etc/os-release; findmnt -n -o SOURCE,FSTYPE /')
+    require('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"' in out,
+            'not the Debian 12 fixture: %s' % out.strip())
+    debian_poweroff(vm, sh)
+    fsck_clean(c, disk, f.layout)
+
+
+# ---------------------------------------------------------------------------
+# Tests
+
+
+@test
+def fixture_bios(c):
+    """The BIOS/MBR fixture boots on its own (SeaBIOS) and root logs in."""
+    f = fixture(c, 'bios')
+    boots_and_logs_in(c, f, f.copy(c), f.layout['ROOT_PASSWORD'])
+
+
+@test
+def fixture_uefi(c):
+    """The GPT+ESP fixture boots on its own (OVMF) and root logs in."""
+    f = fixture(c, 'uefi')
+    boots_and_logs_in(c, f, f.copy(c), f.layout['ROOT_PASSWORD'])
+
+
+@test
+def repair_mbr(c):
+    """Repair 1, BIOS: MBR boot code zeroed; grub-install + update-grub."""
+    f = fixture(c, 'bios')
+    disk = f.copy(c)
+    with open(disk.path, 'r+b') as fh:
+        fh.write(bytes(440))
+    does_not_boot(c, disk, None, 'GRUB (the MBR has no boot code)', 30)
+    enter_and_run(c, disk, ['grub-install /dev/sda && update-grub',
+                            # as the installer's: root named by UUID
+                            'grep -m1 "root=UUID=%s" /boot/grub/grub.cfg'
+                            % f.layout['ROOT_UUID']])
+    boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
+
+
+@test
+def repair_esp(c):
+    """Repair 1, UEFI: the ESP's EFI/debian removed; grub-install --removable."""
+    f = fixture(c, 'uefi')
+    disk = f.copy(c)
+    esp = '%s@@%s' % (disk.path, f.layout['ESP_OFFSET'])
+    r = host(c, ['mdeltree', '-i', esp, '::/EFI/debian'])
+    require(r.returncode == 0, 'mdeltree EFI/debian failed: ' + r.stderr.strip())
+    does_not_boot(c, disk, None, 'GRUB (the ESP has no EFI/debian)', 60)
+    enter_and_run(c, disk, ['grub-install --removable'])
+    r = host(c, ['mdir', '-i', esp, '::/EFI/BOOT'])
+    require('BOOTX64' in r.stdout, 'no EFI/BOOT/BOOTX64.EFI on the ESP: ' + r.stdout)
+    boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
+
+
+NEW_PASSWORD = 'Rescued-2026'
+
+
+@test
+def repair_password(c):
+    """Repair 2: root's password forgotten; passwd root inside."""
+    f = fixture(c, 'bios')
+    disk = f.copy(c)
+    vm, sh = rescue_with_disk(c, disk)
+    inner = enter(vm)
+    vm.type_line('passwd root')
+    for prompt in ('New password: ', 'Retype new password: '):
+        vm.wait(prompt, 'passwd\'s "%s"' % prompt.strip(), 60)
+        vm.send(NEW_PASSWORD + '\r', label='(the new password)')
+    vm.wait('password updated successfully', 'passwd to finish', 60)
+    vm.wait(CHROOT_PROMPT, 'the chroot prompt', 30)
+    leave(vm, sh)
+    poweroff(vm)
+    boots_and_logs_in(c, f, disk, NEW_PASSWORD)
+
+
+MISSING_UUID = '0d15ea5e-0000-4000-8000-00000000dead'
+
+
+@test
+def repair_fstab(c):
+    """Repair 3: fstab names a disk that is gone; fixed from the rescue shell."""
+    f = fixture(c, 'bios')
+    disk = f.copy(c)
+    fstab = debugfs(c, disk, f.layout, ['cat /etc/fstab'])
+    broken = os.path.join(c.work, 'fstab')
+    with open(broken, 'w') as fh:
+        fh.write(fstab + 'UUID=%s /data ext4 defaults 0 2\n' % MISSING_UUID)
+    debugfs(c, disk, f.layout, ['mkdir /data', 'rm /etc/fstab',
+                                'write %s /etc/fstab' % broken])
+    vm, sh = rescue_with_disk(c, disk)
+    vm.type_line('rescue-enter')
+    vm.wait(r'fstab line \d+: /data UUID=%s: no such device' % MISSING_UUID,
+            'rescue-enter to name the missing disk', 60)
+    vm.wait(CHROOT_PROMPT, 'the chroot prompt', 60)
+    inner = Shell(vm, CHROOT_PROMPT)
+    inner.run('stty cols 250', ok=False)
+    inner.run("sed -i 's|^UUID=%s|#&|' /etc/fstab" % MISSING_UUID)
+    inner.run('grep -n data /etc/fstab')
+    leave(vm, sh)
+    poweroff(vm)
+    boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
+
+
+@test
+def repair_initramfs(c):
+    """Repair 4: the initramfs deleted from /boot; update-initramfs -c -k all."""
+    f = fixture(c, 'bios')
+    disk = f.copy(c)
+    listing = debugfs(c, disk, f.layout, ['ls /boot'])
+    initrd = re.search(r'initrd\.img-[^\s]+', listing)
+    require(initrd, 'no initrd in the fixture\'s /boot: ' + listing)
+    debugfs(c, disk, f.layout, ['rm /boot/' + initrd.group(0)])
+    does_not_boot(c, disk, r'error: file `/boot/initrd\.img-[^\n]*not found',
+                  'GRUB to miss the initramfs', 120)
+    enter_and_run(c, disk, ['update-initramfs -c -k all', 'ls -l /boot/' + initrd.group(0)])
+    boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
+
+
+def other_root(c):
+    """A second, tiny installed root on a whole disk: "Other Linux 1"."""
+    tree = os.path.join(c.work, 'other')
+    os.makedirs(os.path.join(tree, 'etc'))
+    with open(os.path.join(tree, 'etc', 'os-release'), 'w') as f:
+        f.write('PRETTY_NAME="Other Linux 1 (test)"\nID=other\nVERSION_ID=1\n')
+    with open(os.path.join(tree, 'etc', 'fstab'), 'w') as f:
+        f.write('LABEL=other / ext4 defaults 0 1\n')
+    path = os.path.join(c.work, 'other.img')
+    r = host(c, ['mke2fs', '-q', '-t', 'ext4', '-L', 'other', '-d', tree, path, '16M'])
+    require(r.returncode == 0, 'mke2fs of the second root failed')
+    return Disk(path)
+
+
+def closed_luks(c):
+    """A closed LUKS2 container (cryptsetup formats an image file)."""
+    path = c.image('luks.img', 32)
+    r = subprocess.run(['cryptsetup', 'luksFormat', '--type', 'luks2', '-q',
+                        '--pbkdf', 'pbkdf2', '--pbkdf-force-iterations', '1000',
+                        '--key-file', '-', path], input=b'secret', capture_output=True)
+    require(r.returncode == 0, 'cryptsetup luksFormat failed: %s' % r.stderr)
+    return Disk(path)
+
+
+RO_PROMPT = r'\[chroot debian-12 sda1 ro\] [^\n#]*# '
+
+
+@test
+def enter_behaviour(c):
+    """rescue-enter: finds and lists, asks, mounts, refuses, --ro, busy, killed."""
+    f = fixture(c, 'bios')
+    disk = f.copy(c)
+    other, luks = other_root(c), closed_luks(c)
+    sums = {d.path: sha256(d.path) for d in (other, luks)}
+    vm, sh = rescue_with_disk(c, disk, hd(other, 2, unit=1, name='other') +
+                              hd(luks, 3, bus='ide.1', unit=1, name='luks'))
+
+    # Finding: both roots, the closed container and how to open it.
+    out = sh.out('rescue-enter --list 2>&1')
+    for want in (r'found 2 installed Linux systems',
+                 r'/dev/sda1 +ext4 +Debian GNU/Linux 12 \(bookworm\)',
+                 r'/dev/sdb +ext4 +Other Linux 1 \(test\)',
+                 r'/dev/sdc +crypto_LUKS +cryptsetup open /dev/sdc sdc_crypt'):
+        require(re.search(want, out), '--list lacks /%s/: %s' % (want, out))
+
+    # Refusals.
+    st, out = sh.run('rescue-enter /dev/sda5', ok=False)
+    require(st == 1 and 'is not a Linux root' in out, 'swap entered? %s' % out)
+    sh.run('mount -o ro /dev/sda1 /mnt')
+    st, out = sh.run('rescue-enter sda1', ok=False)
+    require(st == 1 and '/dev/sda1 is mounted at /mnt; unmount it first' in out, out)
+    sh.run('umount /mnt')
+
+    # Several roots: it asks; Ctrl-C there leaves nothing mounted.
+    vm.type_line('rescue-enter')
+    vm.wait(r'Which one\? Type its device', 'the question', 60)
+    vm.send('\x03', label='Ctrl-C')
+    vm.wait(qemu.PROMPT, 'the rescue prompt after Ctrl-C', 30)
+    no_enter_mounts(sh)
+    vm.type_line('rescue-enter')
+    vm.wait(r'Which one\? Type its device', 'the question', 60)
+    inner = enter(vm, 'sda1')
+
+    # Inside: the kernel's filesystems, a fresh devtmpfs, TERM kept.
+    out = inner.out('findmnt -rn -o TARGET,FSTYPE / /proc /sys /dev /dev/pts /dev/shm /run')
+    for want in ('/ ext4', '/proc proc', '/sys sysfs', '/dev devtmpfs',
+                 '/dev/pts devpts', '/dev/shm tmpfs', '/run tmpfs'):
+        require(want in out.splitlines(), 'inside, findmnt lacks "%s": %s' % (want, out))
+    require(inner.out('echo "TERM=$TERM"').strip() == 'TERM=vt100', 'TERM not kept')
+    inner.run('ls -l /dev/sda1 /dev/ttyS0 /dev/null')
+    # udev's names, from rescue-enter's probe, for the target's tools.
+    link = inner.out('readlink /dev/disk/by-uuid/%s' % f.layout['ROOT_UUID']).strip()
+    require(link == '../../sda1', '/dev/disk/by-uuid/<root> -> %r' % link)
+    st, out = inner.run('/proc/1/root/sbin/rescue-enter', ok=False)
+    require(st == 1 and 'already inside debian-12 /dev/sda1' in out, out)
+    st, out = inner.run('env -u RESCUE_ENTER /proc/1/root/sbin/rescue-enter', ok=False)
+    require(st == 1 and 'not running in the rescue system' in out, out)
+
+    # A process still inside keeps the root busy: reported, the rest unmounted.
+    inner.run('(cd /var/tmp && exec sleep 600) & true')
+    vm.type_line('exit')
+    m = vm.wait(r'rescue-enter: /run/rescue-enter/sda1 is busy, left mounted',
+                'the busy root to be reported', 60)
+    vm.wait(r'1 mount\(s\) left; once nothing uses them: umount /run/rescue-enter/sda1',
+            'the command that finishes', 30)
+    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    done = vm.buf[:m.start()]
+    for api in ('run', 'dev/shm', 'dev/pts', 'dev', 'sys', 'proc'):
+        require('unmounted /run/rescue-enter/sda1/%s\n' % api in done,
+                '/%s was not unmounted' % api)
+    sh.run('kill $(pidof sleep); sleep 1; umount /run/rescue-enter/sda1')
+    no_enter_mounts(sh)
+
+    # The shell killed, rescue-enter hung up: all unmounted either way.
+    inner = enter(vm, 'rescue-enter sda1')
+    vm.type_line('kill -9 $$')
+    vm.wait(r'left debian-12: its shell was killed by Killed; all unmounted',
+            'rescue-enter to clean up after kill -9', 60)
+    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    no_enter_mounts(sh)
+    inner = enter(vm, 'rescue-enter sda1')
+    vm.type_line('kill -HUP $PPID')
+    vm.wait(r'left debian-12: its shell was killed by Hangup; all unmounted',
+            'rescue-enter to clean up after SIGHUP', 60)
+    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    no_enter_mounts(sh)
+
+    # --ro: nothing can be written.
+    inner = enter(vm, 'rescue-enter --ro sda1', prompt=RO_PROMPT)
+    st, out = inner.run('touch /rescue-was-here', ok=False)
+    require(st != 0 and 'Read-only file system' in out, 'touch worked under --ro: %s' % out)
+    leave(vm, sh)
+    st, out = sh.run('ls /dev/disk', ok=False)
+    require(st != 0, 'the kernel\'s devtmpfs keeps a /dev/disk: %s' % out)
+    poweroff(vm)
+
+    for path, before in sums.items():
+        require(sha256(path) == before, '%s changed: looking must not write' % path)
+    fsck_clean(c, disk, f.layout)
+
+
+if __name__ == '__main__':
+    sys.exit(main(__doc__))
