@@ -171,5 +171,31 @@ def wrong_fstype(c):
             'the panic that ends the boot', 30, bad=[])
 
 
+@test
+def bad_partuuid_keeps_rootwait(c):
+    """BIOS stick, boot: rescue root=PARTUUID=<malformed>,<ours> -- the bad
+    candidate is dropped alone; rootwait still waits for the stick."""
+    diskid = disk_id(c.iso)
+    bad = 'PARTUUID=%s/PARTNROFF=x' % diskid
+    vm = c.machine(c.usb_stick())
+    boot_prompt(vm, 'rescue root=%s,PARTUUID=%s-01,/dev/sr0' % (bad, diskid))
+    vm.wait(r'VFS: root candidate %s ignored: expected PARTUUID=' % re.escape(bad),
+            'the kernel dropping the malformed candidate', BOOT_TIMEOUT)
+    sh = boot_rescue(vm)
+    check_root(sh, 'stick', diskid)
+    require('Disabling rootwait' not in vm.buf, 'the kernel disabled rootwait')
+
+
+@test
+def root_too_long(c):
+    """boot: rescue root=<300 characters> -- the kernel says root= is too
+    long instead of cutting it."""
+    vm = c.machine(c.cdrom())
+    names = ','.join('/dev/sd%s1' % chr(ord('a') + i % 26) for i in range(30))
+    boot_prompt(vm, 'rescue root=%s,/dev/sr0' % names)
+    vm.wait(r'Kernel panic[^\n]*VFS: root= is longer than 255 characters',
+            'the kernel refusing the long root=', BOOT_TIMEOUT, bad=[])
+
+
 if __name__ == '__main__':
     sys.exit(main(__doc__))
