@@ -177,7 +177,7 @@ stage_rootfs() {
 stage_tools() {
 	"$IMAGE_SRC/stage-tools.sh" "$TOOLS_LIST" "$STAGE" "$WORK" \
 		"$BUSYBOX" "$E2FSCK" "$ISOLINUX_DIR/isolinux.bin" \
-		"$SYSLINUX_BIOS_DIR/ldlinux.c32" "$GRUB_EFI_DIR/kernel.img"
+		"$SYSLINUX_BIOS_DIR/ldlinux.c32" "$SHIM" "$MOKMANAGER_EFI" "$GRUB_EFI"
 }
 
 # ---------------------------------------------------------------------------
