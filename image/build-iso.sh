@@ -90,7 +90,7 @@ KVER=$(cat "$KERNEL_RELEASE_FILE")
 # (GRUB's --fs-uuid, blkid's UUID) since that is the volume date.
 ISO_DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d%H%M%S00)
 MARKER=/boot/grub/rescue-$DISKID.id
-CMDLINE="root=PARTUUID=$DISKID-01,/dev/sr0 rootfstype=iso9660 ro rootwait console=tty0 console=ttyS0,115200"
+CMDLINE="root=PARTUUID=$DISKID-01,/dev/sr0 rootfstype=iso9660 rootmarker=$MARKER ro rootwait console=tty0 console=ttyS0,115200"
 
 . "$IMAGE_SRC/bootmenu.sh"
 

@@ -454,16 +454,24 @@ class Ctx:
         vm.boot()
         return vm
 
-    def cdrom(self, iso=None):
+    def cdrom(self, iso=None, bootindex=0):
+        """The CD drive with `iso` (default: the ISO) in it, at `bootindex`
+        in the firmware's boot order.  (OVMF leaves an IDE CD drive that is
+        not in the boot order in a state where Linux does not find it.)"""
         return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file='
                 + (iso or self.iso),
-                '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=0']
+                '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=%d' % bootindex]
 
-    def usb_stick(self, iso=None):
-        # snapshot=on: the guest may write, the ISO file never changes.
-        return ['-device', 'qemu-xhci,id=xhci',
-                '-drive', 'if=none,id=stick,format=raw,snapshot=on,file=' + (iso or self.iso),
-                '-device', 'usb-storage,bus=xhci.0,drive=stick,bootindex=0']
+    def usb_stick(self, *isos, boot=True):
+        """A USB stick per image in `isos` (default: the ISO) on one xHCI
+        controller; the first one is the boot device when `boot`."""
+        args = ['-device', 'qemu-xhci,id=xhci']
+        for i, iso in enumerate(isos or [self.iso]):
+            # snapshot=on: the guest may write, the image file never changes.
+            args += ['-drive', 'if=none,id=stick%d,format=raw,snapshot=on,file=%s' % (i, iso),
+                     '-device', 'usb-storage,bus=xhci.0,drive=stick%d%s'
+                     % (i, ',bootindex=0' if boot and i == 0 else '')]
+        return args
 
     def hard_disk(self):
         return ['-drive', 'if=none,id=hd,format=raw,snapshot=on,file=' + self.iso,
@@ -523,6 +531,17 @@ def boot_line(vm, line):
     'rescue rescue.term=xterm'. Arguments given twice: the last wins."""
     vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
     vm.wait(re.escape(MENU_LAST), 'the whole isolinux menu', 20)
+    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
+    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
+    vm.type_line(line)
+
+
+def boot_prompt(vm, line):
+    """BIOS: leave the isolinux menu with Esc and type `line` (a label and
+    extra kernel arguments) at its boot: prompt."""
+    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
+    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
+    vm.wait_quiet(0.5, 5)
     vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
     vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
     vm.type_line(line)
