@@ -162,7 +162,7 @@ def wrong_fstype(c):
     """boot: rescue rootfstype=iso -- the kernel says there is no such
     filesystem type instead of waiting in silence."""
     vm = c.machine(c.cdrom())
-    boot_prompt(vm, 'rescue rootfstype=iso')
+    boot_line(vm, 'rescue rootfstype=iso')
     vm.wait(r'VFS: rootfstype=iso: this kernel has no filesystem type "iso"',
             'the kernel naming the unknown type', BOOT_TIMEOUT)
     vm.wait(r'VFS: the block filesystem types this kernel has:[^\n]* iso9660',
@@ -178,7 +178,7 @@ def bad_partuuid_keeps_rootwait(c):
     diskid = disk_id(c.iso)
     bad = 'PARTUUID=%s/PARTNROFF=x' % diskid
     vm = c.machine(c.usb_stick())
-    boot_prompt(vm, 'rescue root=%s,PARTUUID=%s-01,/dev/sr0' % (bad, diskid))
+    boot_line(vm, 'rescue root=%s,PARTUUID=%s-01,/dev/sr0' % (bad, diskid))
     vm.wait(r'VFS: root candidate %s ignored: expected PARTUUID=' % re.escape(bad),
             'the kernel dropping the malformed candidate', BOOT_TIMEOUT)
     sh = boot_rescue(vm)
@@ -192,7 +192,7 @@ def root_too_long(c):
     long instead of cutting it."""
     vm = c.machine(c.cdrom())
     names = ','.join('/dev/sd%s1' % chr(ord('a') + i % 26) for i in range(30))
-    boot_prompt(vm, 'rescue root=%s,/dev/sr0' % names)
+    boot_line(vm, 'rescue root=%s,/dev/sr0' % names)
     vm.wait(r'Kernel panic[^\n]*VFS: root= is longer than 255 characters',
             'the kernel refusing the long root=', BOOT_TIMEOUT, bad=[])
 

@@ -536,17 +536,6 @@ def boot_line(vm, line):
     vm.type_line(line)
 
 
-def boot_prompt(vm, line):
-    """BIOS: leave the isolinux menu with Esc and type `line` (a label and
-    extra kernel arguments) at its boot: prompt."""
-    vm.wait(re.escape(MENU_TITLE), 'the isolinux boot menu', MENU_TIMEOUT)
-    vm.wait(re.escape(MENU['poweroff'][1]), 'the whole isolinux menu', 20)
-    vm.wait_quiet(0.5, 5)
-    vm.send('\x1b', label='Esc (leave the menu for the boot: prompt)')
-    vm.wait(r'boot: ?$', 'the isolinux boot: prompt', 30)
-    vm.type_line(line)
-
-
 def boot_rescue(vm, what='the rescue shell prompt', respawn=False):
     """From a chosen entry (or a shell respawn) to rescue-init's prompt."""
     if not respawn:
