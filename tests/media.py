@@ -20,7 +20,7 @@ import re
 import shlex
 import sys
 
-from qemu import (BOOT_TIMEOUT, boot_prompt, boot_rescue, host, main,
+from qemu import (BOOT_TIMEOUT, boot_line, boot_rescue, host, main,
                   menu, require, root_device, test)
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
