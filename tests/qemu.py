@@ -90,7 +90,9 @@ BAD = [
 # late); it is bad only when no root gets mounted within this many seconds.
 ROOT_WAIT = ('Waiting for root device', r'Waiting for [^\n]*root device[^\n]*')
 ROOT_WAIT_LIMIT = 20
-ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
+# Not 'VFS: Mounted root': a candidate without rootmarker='s file is
+# mounted, then refused, while the wait goes on.
+ROOT_FOUND = r'Run [^\n]* as init|rescue-init:|Freeing unused'
 
 # How a boot fails when the machine has too little memory: add these to a
 # machine's bad patterns (vm.bad) to tell "too small" from a slow boot.
