@@ -112,6 +112,7 @@ help:
 	@echo '  make check-<suite>  run one suite'
 	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'
 	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
+	@echo '                   (BENCH_RUNS=1 BENCH_MEM_LO=0: one boot each, no memory bisection)'
 	@echo '  make bench-build clean and no-op build times (long)'
 	@echo 'Try it:'
 	@echo '  make run         boot the ISO in QEMU (BIOS, serial console; Ctrl-A X quits)'

@@ -1,9 +1,9 @@
-# make bench: this ISO (BIOS CD, BIOS USB, UEFI CD, UEFI USB) against what a
-# Debian user would otherwise reach for (Debian's stock kernel + its
-# initramfs-tools initramfs, break=top), on the boot tests' QEMU (TCG)
-# machine from tests/qemu.py: time to a shell prompt, least memory, sizes;
-# the table goes to $(BENCH_DIR)/results.md, the plot to
-# $(BENCH_DIR)/boot-time.png, console logs to $(BENCH_DIR)/logs.
+# make bench: this ISO (BIOS CD, BIOS USB, UEFI CD, UEFI USB, UEFI CD with
+# Secure Boot on) against what a Debian user would otherwise reach for
+# (Debian's stock kernel + its initramfs-tools initramfs, break=top), on the
+# boot tests' QEMU (TCG) machine from tests/qemu.py: time to a shell prompt,
+# least memory, sizes; the table goes to $(BENCH_DIR)/results.md, the plot
+# to $(BENCH_DIR)/boot-time.png, console logs to $(BENCH_DIR)/logs.
 # make bench-build: clean and no-op build times (a whole kernel build).
 #
 # The peer is downloaded (apt-get may refresh the host's package lists) and

@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from qemu import (BAD, BAD_LOW_MEMORY, BOOT_TIMEOUT, PROMPT, QEMU,  # noqa: E402
                   SH_FIRST_PROMPT, Ctx, Fail, Shell, bare_shell, boot_rescue,
                   menu, printk_time)
+from secureboot import enroll_certificate  # noqa: E402  (the README's MokManager steps)
 
 PROMPT_PEER = r"\(initramfs\) "
 # Kernel messages that split the kernel's time.
@@ -46,7 +47,8 @@ ROOT_MOUNTED = r"VFS: Mounted root"
 # The configurations
 
 class Config:
-    """One way to boot: ours from a medium on a firmware, to a menu entry,
+    """One way to boot: ours from a medium on a firmware (uefi as in
+    Ctx.machine: False, True, or 'ms' for Secure Boot on), to a menu entry,
     or the peer (no entry: QEMU loads its kernel and initramfs)."""
 
     def __init__(self, key, title, label, medium, uefi=False, entry=None):
@@ -70,6 +72,9 @@ CONFIGS = [
            lambda c, a: c.cdrom(), uefi=True, entry="rescue"),
     Config("uefi_usb", "this ISO, UEFI USB stick (OVMF, xHCI), default entry (r)", "UEFI USB",
            lambda c, a: c.usb_stick(), uefi=True, entry="rescue"),
+    Config("uefi_sb", "this ISO, UEFI CD, Secure Boot on (OVMF with Microsoft's keys and "
+           "the ISO's key enrolled), default entry (r)", "UEFI CD Secure Boot",
+           lambda c, a: c.cdrom(), uefi="ms", entry="rescue"),
     Config("peer", "Debian kernel + initramfs, break=top (-kernel/-initrd)", "Debian initramfs",
            peer_medium),
 ]
@@ -83,8 +88,12 @@ def boot(cfg, a, mem, name, low_memory=False):
     c = Ctx(name, a.iso, os.path.join(a.out, "logs"))
     r = {"config": cfg.key, "mem": mem, "ok": False, "log": c.log_path}
     vm = None
+    efivars = None
+    if cfg.uefi == "ms":        # a copy: every run boots the same store
+        efivars = os.path.join(c.work, "enrolled-vars.fd")
+        shutil.copyfile(a.enrolled_vars, efivars)
     try:
-        vm = c.machine(cfg.medium(c, a), mem=mem, uefi=cfg.uefi)
+        vm = c.machine(cfg.medium(c, a), mem=mem, uefi=cfg.uefi, efivars=efivars)
         r["argv"] = vm.args
         if low_memory:
             vm.bad = BAD + BAD_LOW_MEMORY
@@ -103,7 +112,9 @@ def boot(cfg, a, mem, name, low_memory=False):
         # The first prompt after the key, when it arrived (not the waits'
         # own time: the shell helpers go on typing after it).
         r["prompt"] = vm.arrival(re.compile(prompt).search(vm.buf, booted).end())
-        # Not timed: the shell really answers.
+        # Not timed: Secure Boot was on, and the shell really answers.
+        if cfg.uefi == "ms" and not re.search(r"Secure boot enabled", vm.buf):
+            raise Fail("the kernel never said \"Secure boot enabled\"")
         answer = sh.out("echo bench-$((6*7))").strip()
         if answer != "bench-42":
             raise Fail("the shell answered %r to echo bench-$((6*7))" % answer)
@@ -156,6 +167,15 @@ def cmd_run(a):
                 "mem": a.mem, "runs_per_config": a.runs, "peer_version": read(a.peer, "version"),
                 "peer_packages": read(a.peer, "packages"), "timing": [], "memory": {}})
     configs = [c for c in CONFIGS if c.key in a.configs.split(",")]
+    if any(c.uefi == "ms" for c in configs):
+        print("  %-9s Secure Boot: enrolling the ISO's key with MokManager (once)" % "BENCH",
+              flush=True)
+        try:
+            a.enrolled_vars = enroll(a)
+        except Fail as e:
+            print("  %-9s Secure Boot: enrolling the ISO's key failed, no Secure Boot runs: %s"
+                  % ("BENCH", e), flush=True)
+            configs = [c for c in configs if c.uefi != "ms"]
 
     # Time to a prompt: interleaved, A B C D A B C D ...
     for n in range(1, a.runs + 1):
@@ -176,6 +196,22 @@ def cmd_run(a):
     res["sizes"] = sizes(a)
     save(a.out, res)
     report(a.out)
+
+
+def enroll(a):
+    """OVMF's Secure Boot variable store (Microsoft's keys) with the ISO's
+    certificate enrolled through MokManager, as the README tells a person
+    to do once; every Secure Boot run starts from a copy of it."""
+    c = Ctx("sb-enroll", a.iso, os.path.join(a.out, "logs"))
+    try:
+        efivars = c.efivars("ms")
+        enroll_certificate(c, efivars)
+        enrolled = os.path.join(a.out, "enrolled-vars.fd")
+        shutil.copyfile(efivars, enrolled)
+    finally:
+        c.close()
+    shutil.rmtree(c.work, ignore_errors=True)
+    return enrolled
 
 
 def least_memory(cfg, a):

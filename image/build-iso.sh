@@ -90,7 +90,7 @@ KVER=$(cat "$KERNEL_RELEASE_FILE")
 # (GRUB's --fs-uuid, blkid's UUID) since that is the volume date.
 ISO_DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d%H%M%S00)
 MARKER=/boot/grub/rescue-$DISKID.id
-CMDLINE="root=PARTUUID=$DISKID-01,/dev/sr0 rootfstype=iso9660 ro rootwait console=tty0 console=ttyS0,115200"
+CMDLINE="root=PARTUUID=$DISKID-01,/dev/sr0 rootfstype=iso9660 rootmarker=$MARKER ro rootwait console=tty0 console=ttyS0,115200"
 
 . "$IMAGE_SRC/bootmenu.sh"
 
@@ -216,12 +216,14 @@ bios_disk() {
 
 # sign IN OUT: IN signed with the builder's key (SIGN_KEY, SIGN_CERT);
 # an existing signature stays and the new one comes after it.  sbsign's
-# PKCS#7 carries the signing time from the clock; faketime sets that to
-# SOURCE_DATE_EPOCH, so the same key gives the same bytes (the RSA
-# PKCS#1 v1.5 signature itself is deterministic).  A key with a
-# passphrase makes openssl ask on the terminal.
+# PKCS#7 carries the signing time from the clock; faketime stops the
+# clock at SOURCE_DATE_EPOCH (-f: an absolute time stands still; without
+# it the clock runs on from there, and signing the kernel can take more
+# than a second), so the same key gives the same bytes (the RSA PKCS#1
+# v1.5 signature itself is deterministic).  A key with a passphrase makes
+# openssl ask on the terminal.
 sign() {
-	run faketime "$(date -u -d "@$SOURCE_DATE_EPOCH" '+%Y-%m-%d %H:%M:%S')" \
+	run faketime -f "$(date -u -d "@$SOURCE_DATE_EPOCH" '+%Y-%m-%d %H:%M:%S')" \
 		sbsign --key "$SIGN_KEY" --cert "$SIGN_CERT" --output "$2" "$1" \
 		2>"$WORK/sbsign.log" ||
 		{ cat "$WORK/sbsign.log" >&2; die "sbsign of $1 with $SIGN_KEY failed"; }

@@ -74,8 +74,9 @@ static uint32_t md1_csum(const unsigned char *b, size_t size)
 	return (uint32_t)((sum & 0xffffffffu) + (sum >> 32));
 }
 
-/* mdadm with no mdadm.conf names an array after set_name without its
- * "homehost:" part: a number N becomes mdN, a word /dev/md/WORD. */
+/* The array's name on the host that made it: set_name without its
+ * "homehost:" part, a number N as mdN, a word as md/WORD (mdadm's
+ * /dev/md/WORD).  Anything but plain printable bytes shows as '?'. */
 static void md_name(const unsigned char *set_name, char *out)
 {
 	const unsigned char *s = set_name, *colon, *nul = memchr(s, 0, 32);

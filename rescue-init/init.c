@@ -71,7 +71,7 @@ static int ensure_std_fds(void)
 	int fd, i;
 
 	for (i = 0; i < 3; i++) {
-		if (fcntl(i, F_GETFD) >= 0)
+		if (dup2(i, i) == i)	/* open already */
 			continue;
 		fd = open("/dev/console", O_RDWR | O_NOCTTY);
 		if (fd < 0)

@@ -26,9 +26,25 @@
 
 #define PROBE_BUDGET_MS	5000
 
+/*
+ * Reads are O_DIRECT, through an aligned bounce buffer.  A buffered read
+ * of a dead disk leaves locked page-cache pages behind: a killed reader
+ * then waits for them in its last close(), holding the disk's
+ * open_mutex, and sync() at shutdown waits behind that mutex.
+ */
 static int read_at(int fd, uint64_t off, void *buf, size_t len)
 {
-	return pread(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+	static unsigned char bounce[2 * 4096] __attribute__((aligned(4096)));
+	uint64_t start = off & ~(uint64_t)4095;
+	size_t span;
+
+	if (len > 4096 || off > UINT64_MAX - 8192)
+		return -1;
+	span = (size_t)(((off + len + 4095) & ~(uint64_t)4095) - start);
+	if (pread(fd, bounce, span, (off_t)start) != (ssize_t)span)
+		return -1;
+	memcpy(buf, bounce + (off - start), len);
+	return 0;
 }
 
 static void probe_lvm(int fd, const unsigned char *label, struct disk_sig *sig)
@@ -64,7 +80,9 @@ static void probe_one(const struct block *b, struct disk_sig *sig)
 	if (!b->bytes || b->has_parts)
 		return;
 	rsnprintf(path, sizeof(path), "/dev/%s", b->name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	n = md_super_offsets(b->bytes, at);
@@ -123,7 +141,7 @@ static int start_reader(const struct block *blk, int n)
 	int fds[2];
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC) < 0) {
+	if (pipe(fds) < 0) {	/* both ends closed before the exec */
 		say_err("pipe", "probe");
 		return -1;
 	}

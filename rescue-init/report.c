@@ -190,9 +190,11 @@ static int block_names(struct block *blk, int max)
 	}
 	memset(&tmp, 0, sizeof(tmp));
 	while (n < max && (de = next_dirent(&d))) {
-		if (strlen(de->d_name) >= BLOCK_NAME_MAX)
+		size_t l = strlen(de->d_name);
+
+		if (l >= BLOCK_NAME_MAX)
 			continue;
-		strcpy(tmp.name, de->d_name);
+		memcpy(tmp.name, de->d_name, l + 1);
 		for (i = n; i > 0 && strcmp(blk[i - 1].name, tmp.name) > 0; i--)
 			blk[i] = blk[i - 1];
 		blk[i] = tmp;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,10 +27,9 @@
  */
 void console_never_blocks(void)
 {
-	int fl = fcntl(1, F_GETFL);
+	int on = 1;
 
-	if (fl >= 0)
-		fcntl(1, F_SETFL, fl | O_NONBLOCK);
+	ioctl(1, FIONBIO, &on);	/* O_NONBLOCK, without musl's fcntl() */
 }
 
 /*

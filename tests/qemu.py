@@ -25,7 +25,6 @@ import sys
 import time
 
 import pexpect
-import pexpect.fdpexpect
 
 QEMU = 'qemu-system-x86_64'
 OVMF_DIR = '/usr/share/OVMF'
@@ -83,13 +82,17 @@ BAD = [
     ('shell respawn loop', r'[^\n]*not respawning[^\n]*'),
     ('kernel oops', r'\bOops\b|\bBUG: [^\n]*|general protection fault'),
     # GRUB's errors: a refused or missing kernel ("bad shim signature").
-    ('GRUB error', r'(?m)^error: [^\n]*'),
+    # The whole line, so that a wait for one error is not beaten by the
+    # first half of it.
+    ('GRUB error', r'(?m)^error: [^\n]*\n'),
 ]
 # `Waiting for root device` is fine for a moment (USB sticks enumerate
 # late); it is bad only when no root gets mounted within this many seconds.
 ROOT_WAIT = ('Waiting for root device', r'Waiting for [^\n]*root device[^\n]*')
 ROOT_WAIT_LIMIT = 20
-ROOT_FOUND = r'VFS: Mounted root|Run [^\n]* as init|rescue-init:|Freeing unused'
+# Not 'VFS: Mounted root': a candidate without rootmarker='s file is
+# mounted, then refused, while the wait goes on.
+ROOT_FOUND = r'Run [^\n]* as init|rescue-init:|Freeing unused'
 
 # How a boot fails when the machine has too little memory: add these to a
 # machine's bad patterns (vm.bad) to tell "too small" from a slow boot.
@@ -312,60 +315,51 @@ class Machine:
             self.child.close(force=True)
             self.exitstatus = -1
 
-    def monitor(self, cmd, secs=10):
-        """One command at QEMU's human monitor (Ctx.machine(monitor=True));
-        returns what the monitor answered."""
-        self.note('monitor: ' + cmd)
-        deadline = time.monotonic() + timeout(secs)
+    def monitor(self, *cmds, secs=10):
+        """Commands at QEMU's human monitor (Ctx.machine(monitor=True)), in
+        one connection; returns what it answered to the last."""
+        deadline = time.monotonic() + timeout(secs) * max(1, len(cmds))
+        answer = ''
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout(secs))
             s.connect(self.monitor_path)
-            answers = []
-            for line in (None, cmd):
-                if line is not None:
-                    s.sendall(line.encode() + b'\n')
+            for cmd in (None,) + cmds:
+                if cmd is not None:
+                    self.note('monitor: ' + cmd)
+                    s.sendall(cmd.encode() + b'\n')
                 got = b''
                 while not got.endswith(b'(qemu) '):
                     if time.monotonic() > deadline:
-                        raise Fail('QEMU monitor: no prompt after %r' % line)
+                        raise Fail('QEMU monitor: no prompt after %r' % cmd)
                     data = s.recv(4096)
                     if not data:
-                        raise Fail('QEMU monitor closed after %r' % line)
+                        raise Fail('QEMU monitor closed after %r' % cmd)
                     got += data
-                answers.append(clean(got.decode('utf-8', 'replace')))
-        self.note('monitor answered: %r' % answers[-1])
-        return answers[-1]
+                answer = clean(got.decode('utf-8', 'replace'))
+        return answer
+
+    def type_keys(self, text):
+        """Type `text` on the PS/2 keyboard, i.e. on the screen's console
+        (tty0), with the monitor's sendkey; US layout."""
+        self.note('keyboard: %r' % text)
+        keys = []
+        for ch in text:
+            if ch in _KEYS:
+                keys.append(_KEYS[ch])
+            elif ch.isupper():
+                keys.append('shift-' + ch.lower())
+            elif ch.isalnum():
+                keys.append(ch)
+            else:
+                raise Fail('type_keys: no key for %r' % ch)
+        self.monitor(*['sendkey ' + k for k in keys], secs=5)
 
 
-class Port(Machine):
-    """A further serial port of a running Machine (Ctx.machine(serial2=True)),
-    reached through QEMU's unix socket; waits, typing and Shell work as on
-    the first.  Its output has a log file of its own."""
-
-    def __init__(self, path, log, start):
-        super().__init__([path], log)
-        self.start = start      # one clock for the machine's logs
-
-    def boot(self):
-        deadline = time.monotonic() + timeout(10)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        while True:
-            try:
-                sock.connect(self.args[0])
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise Fail('no serial port socket at %s' % self.args[0])
-                time.sleep(0.1)
-        self.sock = sock
-        self.note('connected to ' + self.args[0])
-        self.child = pexpect.fdpexpect.fdspawn(sock, encoding='utf-8',
-                                               codec_errors='replace')
-
-    def stop(self):
-        if self.exitstatus is None:
-            self.exitstatus = 0
-            self.sock.close()
+# Characters that are not their own QEMU key name (US layout).
+_KEYS = {' ': 'spc', '\n': 'ret', '-': 'minus', '_': 'shift-minus', '=': 'equal',
+         '/': 'slash', '.': 'dot', '>': 'shift-dot', '<': 'shift-comma', ',': 'comma',
+         ';': 'semicolon', '&': 'shift-7', '$': 'shift-4', '|': 'shift-backslash',
+         "'": 'apostrophe', '"': 'shift-apostrophe'}
 
 
 class Shell:
@@ -421,7 +415,6 @@ class Ctx:
         os.makedirs(self.work)
         self.log_path = os.path.join(logdir, name + '.log')
         self.log = open(self.log_path, 'w', encoding='utf-8', errors='replace')
-        self.logs = [self.log]
         self.vms = []
 
     def efivars(self, firmware='plain'):
@@ -433,24 +426,19 @@ class Ctx:
         return path
 
     def machine(self, disks=(), mem=256, uefi=False, extra=(), efivars=None,
-                serial2=False, monitor=False):
+                monitor=False):
         """QEMU with the serial console on our pty; `disks` are QEMU args.
 
         uefi: False for SeaBIOS; True (or 'plain') for OVMF; 'ms' or
         'snakeoil' for OVMF with Secure Boot on (see OVMF).  efivars: the
         variable store to boot with (default: a fresh copy).
-        serial2: a second serial port (the guest's ttyS1), as vm.ttyS1, a
-        Port with its log in <test>.ttyS1.log.  monitor: QEMU's monitor on
-        a unix socket, for vm.monitor('sendkey ctrl-alt-delete')."""
+        monitor: QEMU's monitor on a unix socket, for vm.monitor() and
+        vm.type_keys() (the keyboard of the screen's console)."""
         args = [QEMU, '-accel', 'tcg', '-nodefaults', '-no-reboot',
                 '-no-user-config', '-display', 'none', '-vga', 'std',
                 '-m', str(mem), '-smp', '1',
                 '-chardev', 'stdio,id=con,signal=off', '-serial', 'chardev:con']
-        sock2 = os.path.join(self.work, 'ttyS1.sock')
         mon = os.path.join(self.work, 'monitor.sock')
-        if serial2:
-            args += ['-chardev', 'socket,id=con2,server=on,wait=off,path=' + sock2,
-                     '-serial', 'chardev:con2']
         if monitor:
             args += ['-monitor', 'unix:%s,server=on,wait=off' % mon]
         if uefi:
@@ -466,25 +454,26 @@ class Ctx:
         vm.monitor_path = mon if monitor else None
         self.vms.append(vm)
         vm.boot()
-        if serial2:
-            log = open(os.path.join(os.path.dirname(self.log_path), self.name + '.ttyS1.log'),
-                       'w', encoding='utf-8', errors='replace')
-            self.logs.append(log)
-            vm.ttyS1 = Port(sock2, log, vm.start)
-            self.vms.append(vm.ttyS1)
-            vm.ttyS1.boot()
         return vm
 
-    def cdrom(self, iso=None):
+    def cdrom(self, iso=None, bootindex=0):
+        """The CD drive with `iso` (default: the ISO) in it, at `bootindex`
+        in the firmware's boot order.  (OVMF leaves an IDE CD drive that is
+        not in the boot order in a state where Linux does not find it.)"""
         return ['-drive', 'if=none,id=cd,media=cdrom,readonly=on,format=raw,file='
                 + (iso or self.iso),
-                '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=0']
+                '-device', 'ide-cd,drive=cd,bus=ide.1,unit=0,bootindex=%d' % bootindex]
 
-    def usb_stick(self, iso=None):
-        # snapshot=on: the guest may write, the ISO file never changes.
-        return ['-device', 'qemu-xhci,id=xhci',
-                '-drive', 'if=none,id=stick,format=raw,snapshot=on,file=' + (iso or self.iso),
-                '-device', 'usb-storage,bus=xhci.0,drive=stick,bootindex=0']
+    def usb_stick(self, *isos, boot=True):
+        """A USB stick per image in `isos` (default: the ISO) on one xHCI
+        controller; the first one is the boot device when `boot`."""
+        args = ['-device', 'qemu-xhci,id=xhci']
+        for i, iso in enumerate(isos or [self.iso]):
+            # snapshot=on: the guest may write, the image file never changes.
+            args += ['-drive', 'if=none,id=stick%d,format=raw,snapshot=on,file=%s' % (i, iso),
+                     '-device', 'usb-storage,bus=xhci.0,drive=stick%d%s'
+                     % (i, ',bootindex=0' if boot and i == 0 else '')]
+        return args
 
     def hard_disk(self):
         return ['-drive', 'if=none,id=hd,format=raw,snapshot=on,file=' + self.iso,
@@ -511,8 +500,7 @@ class Ctx:
     def close(self):
         for vm in self.vms:
             vm.stop()
-        for log in self.logs:
-            log.close()
+        self.log.close()
 
 
 def menu(vm, entry, uefi=False, default=False):

@@ -25,7 +25,7 @@ Building the second ISO needs build-iso.sh's inputs: run the suite through
 import os
 import re
 import shlex
-import subprocess
+import shutil
 import sys
 
 from qemu import (BOOT_TIMEOUT, MENU, MENU_TIMEOUT, MENU_TITLE, Fail, boot_rescue,
@@ -114,10 +114,26 @@ def mok_choose(vm, heading, item, secs=60):
             % (rows.index(item), item))
 
 
-def enroll_certificate(c, efivars):
+def without_el_torito(c):
+    """A copy of the ISO with its El Torito boot record blanked.  OVMF
+    boots a stick's El Torito image when there is one; many PCs boot its
+    MBR partition 2, the ESP, instead, and so does OVMF without it."""
+    path = os.path.join(c.work, 'no-el-torito.iso')
+    shutil.copyfile(c.iso, path)
+    with open(path, 'r+b') as f:
+        f.seek(17 * 2048)           # the volume descriptor after the PVD
+        record = f.read(2048)
+        require(record[1:6] == b'CD001' and b'EL TORITO SPECIFICATION' in record,
+                'sector 17 of the ISO is not the El Torito boot record')
+        f.seek(17 * 2048)
+        f.write(bytes(2048))
+    return path
+
+
+def enroll_certificate(c, efivars, disks=None):
     """From the GRUB menu's Enroll entry, enroll /EFI/rescue.cer from the
     ESP with MokManager, as the README tells a person to; then reboot."""
-    vm = c.machine(c.cdrom(), uefi='ms', efivars=efivars)
+    vm = c.machine(disks or c.cdrom(), uefi='ms', efivars=efivars)
     menu(vm, 'mok', uefi=True)
     vm.wait(r'Press any key to perform MOK management', 'MokManager', BOOT_TIMEOUT)
     vm.send(' ', label='a key (MokManager waits 10 s)')
@@ -147,10 +163,11 @@ def secure_boot_shell(c, disks, efivars, uefi='ms'):
     vm = c.machine(disks, uefi=uefi, efivars=efivars)
     menu(vm, 'rescue', uefi=True)
     sh = boot_rescue(vm)
-    dmesg = sh.out('dmesg')
-    require(re.search(r'Secure boot enabled', dmesg),
-            'dmesg does not say "Secure boot enabled": %r'
-            % re.findall(r'[^\n]*[Ss]ecure boot[^\n]*', dmesg))
+    # dmesg -r: with the <level> prefix, so that Shell.run does not take
+    # the lines for kernel messages on the console and drop them.
+    said = sh.out('dmesg -r | grep -i "secure boot"', ok=False)
+    require(re.search(r'Secure boot enabled', said),
+            'dmesg does not say "Secure boot enabled": %r' % said.strip())
     # The firmware's own word: the SecureBoot variable (4 bytes of
     # attributes, then 1 for on).
     sh.run('mount -t efivarfs efivarfs /sys/firmware/efi/efivars')
@@ -193,6 +210,20 @@ def ms_enroll(c):
         require(f.read(27) == b'raw-write-under-secure-boot', 'the raw write is not on the disk')
 
     vm, sh = secure_boot_shell(c, c.usb_stick(), efivars)
+    check_root_on_partition(sh)
+    poweroff(vm)
+
+
+@test
+def ms_enroll_esp(c):
+    """A PC as sold booting a stick through its ESP partition (no El
+    Torito): GRUB reads the ESP's grub.cfg, the ESP's MokManager enrolls
+    the key, then the rescue shell comes up with root on sda1."""
+    stick = c.usb_stick(without_el_torito(c))
+    efivars = c.efivars('ms')
+    refused_by_grub(c, stick, efivars)
+    enroll_certificate(c, efivars, stick)
+    vm, sh = secure_boot_shell(c, stick, efivars)
     check_root_on_partition(sh)
     poweroff(vm)
 
