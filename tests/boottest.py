@@ -409,6 +409,26 @@ def uefi_menu_poweroff(c):
     menu_ends_qemu(c, 'poweroff', uefi=True)
 
 
+@test
+def uefi_menu_reboot(c):
+    """GRUB's "Reboot" entry resets the machine (QEMU exits, -no-reboot)."""
+    menu_ends_qemu(c, 'reboot', uefi=True)
+
+
+@test
+def uefi_menu_hd(c):
+    """GRUB's "Boot from first hard disk" entry hands back to the firmware,
+    which goes on to the next boot option: the hard disk."""
+    disk = c.image('hd.img', 1)
+    vm = c.machine(c.cdrom() + ['-drive', 'if=none,id=d1,format=raw,file=' + disk,
+                                '-device', 'ide-hd,drive=d1,bus=ide.0,unit=0,bootindex=1'],
+                   uefi=True)
+    menu(vm, 'hd', uefi=True)
+    vm.wait(r'BdsDxe: (loading|failed to load) Boot[0-9A-F]+ "[^"\n]*HARDDISK',
+            'OVMF trying the hard disk after GRUB', 60)
+    require('Linux version' not in vm.buf, 'Linux started instead')
+
+
 # ---------------------------------------------------------------------------
 # PID 1 and what the README promises about it.  The second console is the
 # screen (tty0, the other console= on the ISO's command line): typed on
