@@ -38,7 +38,10 @@ GRUB_PACKAGES = {'bios': ['grub-pc'], 'uefi': ['grub-efi-amd64', 'efibootmgr']}
 
 MEM = 512                   # Debian's initramfs unpacks ~36 MiB
 DEBIAN_BOOT_TIMEOUT = 240   # disk alone -> login prompt, under TCG
-REPAIR_TIMEOUT = 600        # update-initramfs, grub-install under TCG
+REPAIR_TIMEOUT = 600        # grub-install, update-grub under TCG
+# mkinitramfs (MODULES=most) runs thousands of small programs: the slowest
+# thing under TCG, several minutes on an idle host.
+INITRAMFS_TIMEOUT = 1500
 LOGIN = r'debian12 login: '
 DEBIAN_PROMPT = r'root@debian12:[^\n#]*# '
 CHROOT_PROMPT = r'\[chroot debian-12 sda\d\] [^\n#]*# '
@@ -407,7 +410,8 @@ def repair_initramfs(c):
     debugfs(c, disk, f.layout, ['rm /boot/' + initrd.group(0)])
     does_not_boot(c, disk, r'error: file `/boot/initrd\.img-[^\n]*not found',
                   'GRUB to miss the initramfs', 120)
-    enter_and_run(c, disk, ['update-initramfs -c -k all', 'ls -l /boot/' + initrd.group(0)])
+    enter_and_run(c, disk, ['update-initramfs -c -k all', 'ls -l /boot/' + initrd.group(0)],
+                  secs=INITRAMFS_TIMEOUT)
     boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
 
 
