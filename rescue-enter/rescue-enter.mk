@@ -66,7 +66,7 @@ rescue-boot: $(RESCUE_BOOT)
 # ---------------------------------------------------------------- tests
 
 RE_TEST_INPUTS := $(RE_SRC)/test-parse.c $(RE_PARSE_SRCS) \
-	$(RE_SRC)/etcparse.h $(RE_SRC)/probe.h
+	$(RE_SRC)/etcparse.h $(RE_SRC)/probe.h $(RI_SRC)/unit-test.h
 
 $(RE_OUT)/test-parse: $(RE_TEST_INPUTS) $(RI_OUT)/.re-test-parse.cmd | deps
 	$(call msg,HOSTCC,$(@:$(BUILD)/%=%))

@@ -12,40 +12,7 @@
 
 #include "etcparse.h"
 #include "probe.h"
-
-static int passed, failed, cur_failed;
-static const char *cur;
-
-#define EXPECT(cond) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s: line %d: %s\n", cur, __LINE__, #cond);	\
-		cur_failed = 1;						\
-		return;							\
-	}								\
-} while (0)
-
-#define STR_EQ(a, b)	(strcmp((a), (b)) == 0)
-
-static void run(const char *name, void (*fn)(void))
-{
-	cur = name;
-	cur_failed = 0;
-	fn();
-	if (cur_failed) {
-		failed++;
-	} else {
-		passed++;
-		printf("PASS %s\n", name);
-	}
-}
-
-static unsigned int rng = 12345;
-
-static unsigned char rnd(void)
-{
-	rng = rng * 1103515245u + 12345u;
-	return (unsigned char)(rng >> 16);
-}
+#include "../rescue-init/unit-test.h"
 
 /* A buffer of exactly n bytes, so ASan catches a read past its end. */
 static char *dup_exact(const char *s, size_t n)

@@ -74,12 +74,12 @@ rescue-init: $(RESCUE_INIT)
 # ---------------------------------------------------------------- tests
 
 $(RI_OUT)/test-parse: $(RI_SRC)/test-parse.c $(RI_SRC)/parse.c $(RI_SRC)/disksig.c \
-		$(RI_SRC)/parse.h $(RI_SRC)/disksig.h $(RI_OUT)/.test-parse.cmd | deps
+		$(RI_SRC)/parse.h $(RI_SRC)/disksig.h $(RI_SRC)/unit-test.h $(RI_OUT)/.test-parse.cmd | deps
 	$(call msg,HOSTCC,$(@:$(BUILD)/%=%))
 	$(Q)$(RI_HOST_CC) $(RI_HOST_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(RI_OUT)/test-parse-san: $(RI_SRC)/test-parse.c $(RI_SRC)/parse.c $(RI_SRC)/disksig.c \
-		$(RI_SRC)/parse.h $(RI_SRC)/disksig.h $(RI_OUT)/.test-parse-san.cmd | deps
+		$(RI_SRC)/parse.h $(RI_SRC)/disksig.h $(RI_SRC)/unit-test.h $(RI_OUT)/.test-parse-san.cmd | deps
 	$(call msg,HOSTCC,$(@:$(BUILD)/%=%))
 	$(Q)$(RI_HOST_CC) $(RI_SAN_CFLAGS) -o $@ $(filter %.c,$^)
 

@@ -15,41 +15,7 @@
 
 #include "disksig.h"
 #include "parse.h"
-
-static int passed, failed, cur_failed;
-static const char *cur;
-
-#define EXPECT(cond) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s: line %d: %s\n", cur, __LINE__, #cond);	\
-		cur_failed = 1;						\
-		return;							\
-	}								\
-} while (0)
-
-#define STR_EQ(a, b)	(strcmp((a), (b)) == 0)
-
-static void run(const char *name, void (*fn)(void))
-{
-	cur = name;
-	cur_failed = 0;
-	fn();
-	if (cur_failed) {
-		failed++;
-	} else {
-		passed++;
-		printf("PASS %s\n", name);
-	}
-}
-
-/* Deterministic garbage: the same bytes on every run and every host. */
-static unsigned int rng = 12345;
-
-static unsigned char rnd(void)
-{
-	rng = rng * 1103515245u + 12345u;
-	return (unsigned char)(rng >> 16);
-}
+#include "unit-test.h"
 
 static char *garbage(size_t n, const char *alphabet)
 {
