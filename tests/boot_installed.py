@@ -19,9 +19,8 @@ import time
 
 import enter
 import qemu
-from enter import DEBIAN_BAD, DEBIAN_PROMPT, LOGIN, MEM, Disk, hd
-from qemu import (PROMPT, Fail, Shell, boot_line, boot_rescue, host, main, menu,
-                  require, test)
+from enter import DEBIAN_BAD, MEM, Disk, hd
+from qemu import boot_line, boot_rescue, main, menu, require, test
 
 DEBIAN_BOOT_TIMEOUT = 300  # entry -> login prompt under TCG (x TIMEOUT_FACTOR)
 # The rescue shell where Debian's login should be: the hand-over failed.
@@ -44,16 +43,7 @@ def installed_disk(c):
 
 def login(vm, started, password):
     """Debian's login prompt on the serial console: log in as root."""
-    vm.wait(LOGIN, 'the Debian login prompt', DEBIAN_BOOT_TIMEOUT, bad=HANDOVER_BAD)
-    vm.note('booted to login in %.0f s' % (time.monotonic() - started))
-    vm.wait_quiet(1, 10)
-    vm.type_line('root')
-    vm.wait(r'Password: ', 'the password prompt', 60, bad=DEBIAN_BAD)
-    vm.send(password + '\r', label='(the password)')
-    vm.wait(DEBIAN_PROMPT, 'root\'s shell prompt', 90, bad=DEBIAN_BAD)
-    sh = Shell(vm, DEBIAN_PROMPT)
-    sh.run('stty cols 250', ok=False)
-    return sh
+    return enter.login_as_root(vm, password, DEBIAN_BOOT_TIMEOUT, HANDOVER_BAD, started)
 
 
 def udev_took_over(sh, layout):
@@ -153,19 +143,9 @@ def installed_initramfs(c):
 
 
 def root_without_init(c):
-    """A tiny installed root: os-release, fstab and the API directories,
-    but no /sbin/init."""
-    tree = os.path.join(c.work, 'noinit')
-    for d in ('etc', 'dev', 'proc', 'sys', 'run', 'sbin'):
-        os.makedirs(os.path.join(tree, d))
-    with open(os.path.join(tree, 'etc', 'os-release'), 'w') as f:
-        f.write('PRETTY_NAME="Broken Linux 1 (no init)"\nID=broken\nVERSION_ID=1\n')
-    with open(os.path.join(tree, 'etc', 'fstab'), 'w') as f:
-        f.write('LABEL=noinit / ext4 defaults 0 1\n')
-    path = os.path.join(c.work, 'noinit.img')
-    r = host(c, ['mke2fs', '-q', '-t', 'ext4', '-L', 'noinit', '-d', tree, path, '16M'])
-    require(r.returncode == 0, 'mke2fs of the root without init failed')
-    return Disk(path)
+    """A tiny installed root with the API directories but no /sbin/init."""
+    return enter.tiny_root(c, 'noinit', 'Broken Linux 1 (no init)',
+                           dirs=('dev', 'proc', 'sys', 'run', 'sbin'))
 
 
 def virtio(disk, name):

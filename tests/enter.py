@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import qemu
 from qemu import (Fail, Shell, boot_rescue, host, main, menu, poweroff, require,
@@ -224,7 +225,16 @@ def boot_disk(c, disk, password):
     systemd, login on the serial console.  Returns the root shell."""
     vm = c.machine(hd(disk, 0), mem=MEM, uefi=disk.uefi, efivars=disk.vars)
     vm.wait(r'GNU GRUB', 'the disk\'s own GRUB', 120, bad=DEBIAN_BAD)
-    vm.wait(LOGIN, 'the Debian login prompt', DEBIAN_BOOT_TIMEOUT, bad=DEBIAN_BAD)
+    return vm, login_as_root(vm, password)
+
+
+def login_as_root(vm, password, secs=DEBIAN_BOOT_TIMEOUT, bad=DEBIAN_BAD, started=None):
+    """Debian's login prompt on the serial console (within `secs`, failing
+    on `bad`): log in as root.  With `started` (a time.monotonic()), the
+    log notes how long the boot to the prompt took.  Returns the root shell."""
+    vm.wait(LOGIN, 'the Debian login prompt', secs, bad=bad)
+    if started is not None:
+        vm.note('booted to login in %.0f s' % (time.monotonic() - started))
     vm.wait_quiet(1, 10)
     vm.type_line('root')
     vm.wait(r'Password: ', 'the password prompt', 60, bad=DEBIAN_BAD)
@@ -232,7 +242,7 @@ def boot_disk(c, disk, password):
     vm.wait(DEBIAN_PROMPT, 'root\'s shell prompt', 90, bad=DEBIAN_BAD)
     sh = Shell(vm, DEBIAN_PROMPT)
     sh.run('stty cols 250', ok=False)
-    return vm, sh
+    return sh
 
 
 def does_not_boot(c, disk, instead, what, secs):
@@ -415,18 +425,25 @@ def repair_initramfs(c):
     boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
 
 
-def other_root(c):
-    """A second, tiny installed root on a whole disk: "Other Linux 1"."""
-    tree = os.path.join(c.work, 'other')
-    os.makedirs(os.path.join(tree, 'etc'))
+def tiny_root(c, name, pretty, dirs=()):
+    """A tiny installed root on a whole ext4 disk labelled `name`:
+    /etc/os-release (PRETTY_NAME `pretty`) and /etc/fstab, plus `dirs`."""
+    tree = os.path.join(c.work, name)
+    for d in ('etc',) + tuple(dirs):
+        os.makedirs(os.path.join(tree, d))
     with open(os.path.join(tree, 'etc', 'os-release'), 'w') as f:
-        f.write('PRETTY_NAME="Other Linux 1 (test)"\nID=other\nVERSION_ID=1\n')
+        f.write('PRETTY_NAME="%s"\nID=%s\nVERSION_ID=1\n' % (pretty, name))
     with open(os.path.join(tree, 'etc', 'fstab'), 'w') as f:
-        f.write('LABEL=other / ext4 defaults 0 1\n')
-    path = os.path.join(c.work, 'other.img')
-    r = host(c, ['mke2fs', '-q', '-t', 'ext4', '-L', 'other', '-d', tree, path, '16M'])
-    require(r.returncode == 0, 'mke2fs of the second root failed')
+        f.write('LABEL=%s / ext4 defaults 0 1\n' % name)
+    path = os.path.join(c.work, name + '.img')
+    r = host(c, ['mke2fs', '-q', '-t', 'ext4', '-L', name, '-d', tree, path, '16M'])
+    require(r.returncode == 0, 'mke2fs of the tiny root %s failed' % name)
     return Disk(path)
+
+
+def other_root(c):
+    """A second installed root: "Other Linux 1"."""
+    return tiny_root(c, 'other', 'Other Linux 1 (test)')
 
 
 def closed_luks(c):
