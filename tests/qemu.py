@@ -632,6 +632,23 @@ def host(c, args, env=None):
     return r
 
 
+def build_another_iso(c, name, **settings):
+    """Another ISO in the test's work dir, from make's own inputs to
+    image/build-iso.sh (exported as BUILD_ISO by `make check-<suite>`),
+    with `settings` changed (e.g. SOURCE_DATE_EPOCH, SIGN_KEY).  Its path."""
+    inputs = os.environ.get('BUILD_ISO')
+    if not inputs:
+        raise Fail('BUILD_ISO is not set: run this suite through make check-<suite>')
+    env = dict(os.environ)
+    env.update(a.split('=', 1) for a in shlex.split(inputs))
+    iso = os.path.join(c.work, name + '.iso')
+    env.update(ISO=iso, WORK=os.path.join(c.work, name + '.work'), **settings)
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = host(c, [os.path.join(top, 'image', 'build-iso.sh')], env=env)
+    require(r.returncode == 0, 'build-iso.sh for %s failed: %s' % (name, r.stderr.strip()[-300:]))
+    return iso
+
+
 
 
 def tail(path, n=25):

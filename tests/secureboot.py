@@ -24,11 +24,11 @@ Building the second ISO needs build-iso.sh's inputs: run the suite through
 
 import os
 import re
-import shlex
 import shutil
 import sys
 
-from qemu import (BOOT_TIMEOUT, MENU, MENU_TIMEOUT, MENU_TITLE, Fail, boot_rescue,
+from qemu import (BOOT_TIMEOUT, MENU, MENU_TIMEOUT, MENU_TITLE, boot_rescue,
+                  build_another_iso,
                   check_root_on_partition, host, main, menu, poweroff, require,
                   root_device, sha256, test)
 
@@ -51,17 +51,7 @@ EFI_GLOBAL = '8be4df61-93ca-11d2-aa0d-00e098032b8c'    # EFI_GLOBAL_VARIABLE
 
 def build_iso(c, name, key, cert):
     """Another ISO from make's inputs, signed with `key`, in the work dir."""
-    inputs = os.environ.get('BUILD_ISO')
-    if not inputs:
-        raise Fail('BUILD_ISO is not set: run this suite with make check-secureboot')
-    env = dict(os.environ)
-    env.update(a.split('=', 1) for a in shlex.split(inputs))
-    iso = os.path.join(c.work, name + '.iso')
-    env.update(ISO=iso, WORK=os.path.join(c.work, name + '.work'),
-               SIGN_KEY=key, SIGN_CERT=cert)
-    r = host(c, [os.path.join(TOP, 'image', 'build-iso.sh')], env=env)
-    require(r.returncode == 0, 'build-iso.sh with %s failed: %s' % (key, r.stderr.strip()[-300:]))
-    return iso
+    return build_another_iso(c, name, SIGN_KEY=key, SIGN_CERT=cert)
 
 
 def snakeoil_key(c):
