@@ -88,7 +88,7 @@ $(sort $(HOST_FILES)): | deps
 CHECK_JOBS ?= 2
 CHECK_ORDER := enter enter-crypt boot storage secureboot kconfig build media \
 	boot-installed rescue-enter rescue-init
-CHECK_RUNS := $(filter $(CHECK_ORDER),$(CHECK_SUITES)) $(filter-out $(CHECK_ORDER),$(CHECK_SUITES))
+CHECK_RUNS := $(filter $(CHECK_SUITES),$(CHECK_ORDER)) $(filter-out $(CHECK_ORDER),$(CHECK_SUITES))
 .PHONY: check
 check: all
 	$(Q)mkdir -p '$(BUILD)/test-logs'; rm -f '$(BUILD)'/test-logs/*.summary
