@@ -12,18 +12,19 @@
  *              closed one layer at a time, as a person would at the
  *              shell (cryptsetup open, asking the passphrase on the
  *              console; vgchange -ay; mdadm --assemble --scan), and
- *              looks again.  It mounts it read-only with the options its fstab gives /,
- *              moves /dev (the kernel's devtmpfs), /proc, /sys and /run
- *              into it, pivots into it and execs its /sbin/init, which
+ *              looks again.  It mounts the root read-only with the
+ *              options its fstab gives /, moves /dev (the kernel's
+ *              devtmpfs), /proc, /sys and /run into it, pivots into it
+ *              and execs its /sbin/init, which
  *              stays PID 1.  Whatever it cannot do is said on the console
  *              and it execs rescue-init again (RESCUE_BOOT_FAILED in the
  *              environment stops a loop): PID 1 never exits.
  *   in a shell the same search, without opening anything (the person
  *              at the prompt does that, and is told how), to report
  *              what is wrong while the shell is still there; then a
- *              question, and on "y" a request
- *              file and a signal to PID 1, which stops the shells and
- *              execs this program as PID 1.
+ *              question, and on "y" a request file and a signal to
+ *              PID 1, which stops the shells and execs this program as
+ *              PID 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,12 +93,14 @@ static const char *mount_source(const struct blkdev *d)
 
 static void list_roots(const struct root *roots, size_t n)
 {
+	const char *name;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		fprintf(stderr, "  %-16s %-6s %-34s rescue.boot=%s\n",
-			mount_source(roots[i].dev), roots[i].dev->id.type,
-			roots[i].pretty_name, mount_source(roots[i].dev));
+	for (i = 0; i < n; i++) {
+		name = mount_source(roots[i].dev);
+		fprintf(stderr, "  %-16s %-6s %-34s rescue.boot=%s\n", name,
+			roots[i].dev->id.type, roots[i].pretty_name, name);
+	}
 }
 
 /*
