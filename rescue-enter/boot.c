@@ -38,6 +38,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -251,6 +252,44 @@ static int check_target(const struct root *r)
 			return -1;
 		}
 	return 0;
+}
+
+/*
+ * What an initramfs's udev would have left in the udev database for the
+ * device-mapper devices opened without udev (here, or at the shell).
+ * The target's udev coldplugs them with "add" events, and 55-dm.rules
+ * hides a dm device whose database lacks DM_UDEV_PRIMARY_SOURCE_FLAG as
+ * one libdevmapper has not finished: no /dev/disk/by-* links and
+ * SYSTEMD_READY=0, so systemd waits 90 s for a swap LV, then gives up.
+ * That flag is what the rules import; /run moves into the target.
+ */
+static void udev_db_for_dm(const struct devlist *l)
+{
+	static const char entry[] = "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1\n"
+				    "E:DM_UDEV_RULES_VSN=2\nV:1\n";
+	char path[64];
+	size_t i;
+	int fd;
+
+	mkdir("/run/udev", 0755);
+	mkdir("/run/udev/data", 0755);
+	for (i = 0; i < l->n; i++) {
+		const struct blkdev *d = &l->dev[i];
+
+		if (!d->dm_name[0])
+			continue;
+		snprintf(path, sizeof(path), "/run/udev/data/b%u:%u",
+			 major(d->devno), minor(d->devno));
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EEXIST)
+			continue;	/* a udev of ours knew it */
+		if (fd < 0 || write(fd, entry, sizeof(entry) - 1) !=
+			      (ssize_t)(sizeof(entry) - 1))
+			say("write %s: %s; the installed system's udev may "
+			    "hide %s", path, strerror(errno), d->dm_name);
+		if (fd >= 0)
+			close(fd);
+	}
 }
 
 /* The first n of moved[] back from the target into the rescue system. */
@@ -502,7 +541,10 @@ static void __attribute__((noreturn)) boot_pid1(const char *arg)
 	mkdir(BOOT_DIR, 0700);
 	if (find_or_open(arg, &l, &r) || mount_root(&r))
 		back_to_rescue();
-	if (check_target(&r) || move_api())
+	if (check_target(&r))
+		back_to_rescue();
+	udev_db_for_dm(&l);
+	if (move_api())
 		back_to_rescue();
 	/* Kept to climb back out if the exec fails after the pivot. */
 	old_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
