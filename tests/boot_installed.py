@@ -323,5 +323,47 @@ def installed_lvm_luks(c):
     require(TINY_PASS not in vm.buf, 'the passphrase was echoed on the console')
 
 
+@test
+def installed_crypt(c):
+    """Test 5: Debian 12 on LUKS2 -> LVM (the enter suite's crypt fixture,
+    whose initramfs cannot open it) boots through the menu entry: the
+    passphrase typed at the console, the VG activated, Debian's login on
+    the LV, its own systemd-cryptsetup and LVM content with what they find."""
+    f = enter.fixture(c, 'crypt')
+    L = f.layout
+    disk = f.copy(c)
+    dev, name, lv = L['LUKS_DEVICE'], L['LUKS_NAME'], L['ROOT_LV']
+    vm = c.machine(c.cdrom() + hd(disk, 1), mem=MEM)
+    menu(vm, 'installed')
+    started = time.monotonic()
+    vm.wait(r'rescue-boot: %s is encrypted \(LUKS\); its passphrase opens it as '
+            r'/dev/mapper/%s' % (dev, name), 'the device named', qemu.BOOT_TIMEOUT,
+            bad=HANDOVER_BAD)
+    vm.wait(r'Enter passphrase for %s: ' % dev, "cryptsetup's prompt", 120, bad=HANDOVER_BAD)
+    vm.send(L['LUKS_PASSPHRASE'] + '\r', label='(the passphrase)')
+    vm.wait(r'rescue-boot: activating LVM volume groups: /sbin/vgchange -ay',
+            'the VG activated', 300, bad=HANDOVER_BAD)
+    vm.wait(r'rescue-boot: mounted %s \(ext4\) read-only, with its fstab options for /: '
+            r'errors=remount-ro' % re.escape(lv), 'the LV mounted', 120, bad=HANDOVER_BAD)
+    vm.wait(r'rescue-boot: starting Debian GNU/Linux 12 \(bookworm\) on %s' % re.escape(lv),
+            'the hand-over to /sbin/init', 60, bad=HANDOVER_BAD)
+    sh = login(vm, started, L['ROOT_PASSWORD'])
+    require(L['LUKS_PASSPHRASE'] not in vm.buf, 'the passphrase was echoed on the console')
+    out = sh.out('uname -r; findmnt -n -o SOURCE,FSTYPE /')
+    require(re.search(r'-rescue\n', out), 'not the rescue kernel: %s' % out)
+    require(re.search(r'^%s +ext4$' % re.escape(lv), out, re.M), 'the root is not the LV: %s' % out)
+    # The mapping rescue-boot opened is the one crypttab names: the
+    # target's systemd-cryptsetup found it active and did not fail.
+    out = sh.out('systemctl is-active systemd-cryptsetup@%s; cryptsetup status %s | head -3'
+                 % (name, name), ok=False)
+    require(out.split()[:1] == ['active'] and 'is active and is in use' in out,
+            'the LUKS mapping as the target sees it: %s' % out)
+    udev_took_over(sh, L)
+    # The swap LV, which systemd waits for as udev announces it.
+    out = sh.out('swapon --show=NAME --noheadings', ok=False).strip()
+    require(out, 'no swap active: the swap LV never became ready')
+    clean_poweroff(c, vm, sh, disk, L)
+
+
 if __name__ == '__main__':
     sys.exit(main(__doc__))
