@@ -41,6 +41,11 @@ HANDOVER_BAD = DEBIAN_BAD + [
 ]
 
 
+# Debian's initramfs that found no root device (its shell prompt may not
+# come: without a console it is never printed).
+INITRAMFS_BAD = [('the initramfs gave up', r'ALERT! [^\n]* does not exist\.\s+Dropping to a shell!')]
+
+
 def installed_disk(c):
     """A private copy of the Debian 12 disk (sda1 ext4 /, sda5 swap)."""
     f = enter.Fixture('bios', c.iso)
@@ -51,9 +56,9 @@ def installed_disk(c):
     return f, disk, enter.read_layout(os.path.join(src, 'layout'))
 
 
-def login(vm, started, password):
+def login(vm, started, password, bad=HANDOVER_BAD):
     """Debian's login prompt on the serial console: log in as root."""
-    return enter.login_as_root(vm, password, DEBIAN_BOOT_TIMEOUT, HANDOVER_BAD, started)
+    return enter.login_as_root(vm, password, DEBIAN_BOOT_TIMEOUT, bad, started)
 
 
 def udev_took_over(sh, layout):
@@ -189,7 +194,7 @@ def installed_initramfs(c):
         '-append', 'root=UUID=%s ro console=ttyS0,115200' % layout['ROOT_UUID']])
     started = time.monotonic()
     vm.wait(r'Loading, please wait', 'Debian\'s initramfs to start', 120, bad=DEBIAN_BAD)
-    sh = login(vm, started, layout['ROOT_PASSWORD'])
+    sh = login(vm, started, layout['ROOT_PASSWORD'], HANDOVER_BAD + INITRAMFS_BAD)
     out = sh.out('uname -r')
     require(out.strip().endswith('-rescue'), 'not the rescue kernel: %s' % out)
     # The kernel never mounted its devtmpfs: the initramfs mounted one
