@@ -20,6 +20,8 @@ run `e2fsck -fn` on the host.
     tests/enter.py --iso build/rescue.iso --logdir build/test-logs [TEST...]
 """
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
@@ -76,6 +78,17 @@ def fixture_key(variant):
     return h.hexdigest()[:12]
 
 
+@contextlib.contextmanager
+def locked(path):
+    """Hold an exclusive lock on the file `path`: suites that run side by
+    side (make check) and need the same fixture wait here for the one
+    that builds it, then find it cached."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'a') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def read_layout(path):
     with open(path) as f:
         return dict(l.strip().split('=', 1) for l in f if '=' in l)
@@ -113,6 +126,12 @@ class Fixture:
         """Stage 1, on the host: the system on a disk without boot loader
         (enough for a kernel that mounts its root itself).  Its dir."""
         unbooted = self.dir + '.unbooted'
+        # One host stage at a time: they share the .deb cache.
+        with locked(self.debs + '.lock'):
+            self._build_unbooted(c, unbooted)
+        return unbooted
+
+    def _build_unbooted(self, c, unbooted):
         if not os.path.isfile(os.path.join(unbooted, 'done')):
             c.log.write('[enter] building %s\n' % unbooted)
             c.log.flush()
@@ -121,10 +140,13 @@ class Fixture:
             require(r.returncode == 0, 'debian12.sh %s failed (status %d)'
                     % (self.variant, r.returncode))
             open(os.path.join(unbooted, 'done'), 'w').close()
-        return unbooted
 
     def ensure(self, c):
         """Build the fixture if it is not cached; log to c.log."""
+        with locked(self.dir + '.lock'):
+            self._build(c)
+
+    def _build(self, c):
         if os.path.isfile(os.path.join(self.dir, 'done')):
             c.log.write('[enter] fixture %s (cached)\n' % self.dir)
             return
