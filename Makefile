@@ -134,6 +134,8 @@ help:
 	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
 	@echo '                   (BENCH_RUNS=1 BENCH_MEM_LO=0: one boot each, no memory bisection)'
 	@echo '  make bench-build clean and no-op build times (long)'
+	@echo '  make check-control  issue 14'"'"'s control: Debian 12 booted by two kernels from the'
+	@echo '                   unpatched tree (two more kernel builds; not part of make check)'
 	@echo 'Try it:'
 	@echo '  make run         boot the ISO in QEMU (BIOS, serial console; Ctrl-A X quits)'
 	@echo '  make run-uefi    the same under OVMF'

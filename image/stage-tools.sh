@@ -14,7 +14,9 @@
 #
 # Also writes /etc/tools.aliases: busybox's shell runs its own applets
 # ahead of PATH (FEATURE_SH_STANDALONE), so every applet that has a full
-# program here gets an alias to that program; /etc/shrc reads it.
+# program here gets an alias to that program; /etc/shrc reads it.  And
+# WORK/tools.files, the ISO paths of the files (not links) it staged, from
+# which build-iso.sh reports what they take on the ISO.
 set -e -o pipefail
 umask 022
 export LC_ALL=C
@@ -278,9 +280,11 @@ main() {
 	write_aliases
 	write_manifest
 
-	kib=$(for path in "${!STAGED[@]}"; do
-		[ -L "$STAGE$path" ] || stat -c %s "$STAGE$path"
-	done | awk '{ s += $1 } END { printf "%d", (s + 1023) / 1024 }')
+	for path in "${!STAGED[@]}"; do
+		[ -L "$STAGE$path" ] || echo "$path"
+	done | sort >"$WORK/tools.files"
+	kib=$(sed "s|^|$STAGE|" "$WORK/tools.files" | xargs -d '\n' stat -c %s |
+		awk '{ s += $1 } END { printf "%d", (s + 1023) / 1024 }')
 	printf '  %-9s %s\n' TOOLS "$nprog programs from $LIST, ${#STAGED[@]} files, $kib KiB before zisofs" \
 		'' "manifest $MANIFEST on the ISO ($(wc -l <"$STAGE$MANIFEST") packages), copy in $WORK/packages"
 }

@@ -689,15 +689,24 @@ def run_test(func, iso, logdir):
     return False
 
 
-def main(doc):
-    """A suite's command line: run its tests (all, or those named)."""
+# The suite's own command-line options (main's add_options), for its tests.
+OPTIONS = argparse.Namespace()
+
+
+def main(doc, add_options=None):
+    """A suite's command line: run its tests (all, or those named).
+    add_options(parser) adds the suite's own options; the tests read them
+    from qemu.OPTIONS."""
+    global OPTIONS
     p = argparse.ArgumentParser(description=doc.split('\n\n')[0])
     p.add_argument('--iso', default='build/rescue.iso')
     p.add_argument('--logdir', default='build/test-logs')
     p.add_argument('--summary', help='file for the "N passed, N failed" line')
     p.add_argument('--list', action='store_true', help='list the tests and exit')
     p.add_argument('tests', nargs='*', help='tests to run (default: all)')
-    a = p.parse_args()
+    if add_options:
+        add_options(p)
+    a = OPTIONS = p.parse_args()
     by_name = {f.__name__: f for f in TESTS}
     if a.list:
         for f in TESTS:

@@ -40,3 +40,4 @@ $(eval $(call qemu-suite,secureboot,secureboot.py))
 $(eval $(call qemu-suite,enter,enter.py))
 $(eval $(call qemu-suite,boot-installed,boot_installed.py))
 $(eval $(call qemu-suite,media,media.py))
+include $(TOP)/tests/control.mk
