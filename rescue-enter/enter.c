@@ -547,25 +547,6 @@ static void list_roots(const struct root *roots, size_t n)
 	}
 }
 
-/* Closed LUKS, LVM and md devices, with the command that opens each. */
-static int list_closed(const struct devlist *l)
-{
-	char cmd[160];
-	size_t i;
-	int n = 0;
-
-	for (i = 0; i < l->n; i++) {
-		const char *type = dev_open_hint(&l->dev[i], cmd, sizeof(cmd));
-
-		if (!type)
-			continue;
-		if (n++ == 0)
-			say("closed devices; open them, then run rescue-enter again:");
-		fprintf(stderr, "  %-16s %-18s %s\n", l->dev[i].path, type, cmd);
-	}
-	return n;
-}
-
 /* A device named on the command line or at the prompt: /dev/sda1, sda1,
  * UUID=..., LABEL=... */
 static const struct blkdev *named_device(const struct devlist *l,
@@ -725,7 +706,7 @@ int main(int argc, char **argv)
 		if (r != 1) {
 			say("%s is not a Linux root: %s", t.dev->path, why);
 			if (probe_is_container(t.dev->id.type))
-				list_closed(&l);
+				devs_list_closed(&l, prog);
 			goto out;
 		}
 		chosen = &t.root;
@@ -733,12 +714,12 @@ int main(int argc, char **argv)
 		n = roots_find(&l, PROBE_DIR, roots, MAX_ROOTS);
 		if (n == 0) {
 			say("no installed Linux system found (a root has /etc/os-release and /etc/fstab)");
-			list_closed(&l);
+			devs_list_closed(&l, prog);
 			goto out;
 		}
 		say("found %zu installed Linux system%s:", n, n == 1 ? "" : "s");
 		list_roots(roots, n);
-		list_closed(&l);
+		devs_list_closed(&l, prog);
 		if (list_only) {
 			ret = 0;
 			goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "../rescue-init/disksig.h"
 
 static uint16_t le16(const unsigned char *p)
 {
@@ -122,56 +123,59 @@ static int probe_swap(const unsigned char *b, size_t len, struct probe *p)
 	return 1;
 }
 
-/* LUKS1 and LUKS2 both keep the UUID as text at 0xa8. */
+/* LUKS1 and LUKS2 both keep the UUID as text at 0xa8; LUKS2 has a
+ * label at 0x18. */
 static int probe_luks(const unsigned char *b, size_t len, struct probe *p)
 {
-	if (!has(b, len, 0, "LUKS\xba\xbe", 6) || len < 0xa8 + 40)
+	int version = luks_version(b, len);
+
+	if (!version || len < 0xa8 + 40)
 		return 0;
 	set_type(p, "crypto_LUKS");
 	fmt_label(b + 0xa8, 40, p->uuid);
-	if (le16(b + 6) == 2)
+	if (version == 2)
 		fmt_label(b + 0x18, 48, p->label);
 	return 1;
 }
 
-/* LVM2: a "LABELONE" label in one of the first four sectors. */
+/* LVM2: a valid label; the PV's UUID opens its pv_header. */
 static int probe_lvm(const unsigned char *b, size_t len, struct probe *p)
 {
-	size_t s, i, o = 0;
+	const unsigned char *l = lvm_label_sector(b, len);
+	size_t uuid, i, o = 0;
 
-	for (s = 0; s < 4; s++) {
-		const unsigned char *l = b + s * 512;
-
-		if (!has(b, len, s * 512, "LABELONE", 8) ||
-		    !has(b, len, s * 512 + 24, "LVM2 001", 8) ||
-		    len < s * 512 + 64)
-			continue;
-		set_type(p, "LVM2_member");
-		/* 32 characters, shown as LVM does: 6-4-4-4-4-4-6 */
-		for (i = 0; i < 32; i++) {
-			if (i == 6 || i == 10 || i == 14 || i == 18 ||
-			    i == 22 || i == 26)
-				p->uuid[o++] = '-';
-			p->uuid[o++] = (l[32 + i] >= 0x20 && l[32 + i] < 0x7f) ?
-				       (char)l[32 + i] : '?';
-		}
-		p->uuid[o] = '\0';
+	if (!l)
+		return 0;
+	set_type(p, "LVM2_member");
+	uuid = (size_t)(l - b) + le32(l + 20);
+	if (le32(l + 20) > len || uuid + 32 > len)
 		return 1;
+	/* 32 characters, shown as LVM does: 6-4-4-4-4-4-6 */
+	for (i = 0; i < 32; i++) {
+		unsigned char c = b[uuid + i];
+
+		if (i == 6 || i == 10 || i == 14 || i == 18 || i == 22 ||
+		    i == 26)
+			p->uuid[o++] = '-';
+		p->uuid[o++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
 	}
-	return 0;
+	p->uuid[o] = '\0';
+	return 1;
 }
 
-/* md RAID member, superblock 1.1 (at 0) or 1.2 (at 4 KiB). */
+/* md RAID member, superblock 1.1 (at 0) or 1.2 (at 4 KiB): the ones in
+ * the first bytes of the device (0.90 and 1.0 sit near its end). */
 static int probe_md(const unsigned char *b, size_t len, struct probe *p)
 {
 	static const size_t offs[] = { 0, 4096 };
+	struct disk_sig sig;
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
 		const unsigned char *sb = b + offs[i];
 
-		if (len < offs[i] + 0x80 || le32(sb) != 0xa92b4efc ||
-		    le32(sb + 4) != 1)
+		if (len < offs[i] + 0x40 ||
+		    !md_super(sb, len - offs[i], offs[i], 0, &sig))
 			continue;
 		set_type(p, "linux_raid_member");
 		fmt_uuid(sb + 0x10, p->uuid);

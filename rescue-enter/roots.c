@@ -286,18 +286,43 @@ int in_rescue_system(void)
 	return strncmp(buf, "rescue-iso ", 11) == 0;
 }
 
+void luks_name(const struct blkdev *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s_crypt", d->name);
+}
+
 const char *dev_open_hint(const struct blkdev *d, char *cmd, size_t size)
 {
+	char name[64];
+
 	if (d->in_use || !probe_is_container(d->id.type))
 		return NULL;
-	if (strcmp(d->id.type, "crypto_LUKS") == 0)
-		snprintf(cmd, size, "cryptsetup open %s %s_crypt", d->path,
-			 d->name);
-	else if (strcmp(d->id.type, "LVM2_member") == 0)
+	if (strcmp(d->id.type, "crypto_LUKS") == 0) {
+		luks_name(d, name, sizeof(name));
+		snprintf(cmd, size, "cryptsetup open %s %s", d->path, name);
+	} else if (strcmp(d->id.type, "LVM2_member") == 0)
 		snprintf(cmd, size, "vgchange -ay");
 	else
 		snprintf(cmd, size, "mdadm --assemble --scan");
 	return d->id.type;
+}
+
+size_t devs_list_closed(const struct devlist *l, const char *prog)
+{
+	char cmd[160];
+	size_t i, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const char *type = dev_open_hint(&l->dev[i], cmd, sizeof(cmd));
+
+		if (!type)
+			continue;
+		if (n++ == 0)
+			fprintf(stderr, "%s: closed devices; open them, then run "
+				"%s again:\n", prog, prog);
+		fprintf(stderr, "  %-16s %-18s %s\n", l->dev[i].path, type, cmd);
+	}
+	return n;
 }
 
 const char *ro_mount_data(const char *fstype)

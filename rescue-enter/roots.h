@@ -59,8 +59,22 @@ const struct blkdev *devs_resolve(const struct devlist *l, const char *spec,
 const struct blkdev *devs_named(const struct devlist *l, const char *arg,
 				const char **why);
 
+/*
+ * The name a LUKS device is opened as: its kernel name and "_crypt"
+ * (sda5_crypt), the name Debian's installer puts in crypttab, so that
+ * the installed system finds it active already.
+ */
+void luks_name(const struct blkdev *d, char *buf, size_t size);
+
 /* A closed container's type and the command that opens it, or NULL. */
 const char *dev_open_hint(const struct blkdev *d, char *cmd, size_t size);
+
+/*
+ * The closed LUKS, LVM and md devices, each with the command that opens
+ * it, on stderr under "PROG: closed devices; open them, then run PROG
+ * again:".  Returns how many.
+ */
+size_t devs_list_closed(const struct devlist *l, const char *prog);
 
 struct root {
 	const struct blkdev *dev;

@@ -12,6 +12,7 @@
 
 #include "etcparse.h"
 #include "probe.h"
+#include "../rescue-init/disksig.h"
 #include "../rescue-init/unit-test.h"
 
 /* A buffer of exactly n bytes, so ASan catches a read past its end. */
@@ -244,19 +245,30 @@ static void t_probe_swap_fat_luks_lvm(void)
 	EXPECT(probe_superblock(img, sizeof(img), &p) && STR_EQ(p.type, "vfat"));
 	EXPECT(STR_EQ(p.uuid, "1E0C-E5B0") && STR_EQ(p.label, ""));
 
-	memset(img, 0, sizeof(img));
+	memset(img, 0, sizeof(img));	/* the version is big-endian */
 	memcpy(img, "LUKS\xba\xbe\x00\x02", 8);
+	memcpy(img + 0x18, "cryptroot", 9);
 	memcpy(img + 0xa8, "5f1a0cde-0000-4000-8000-000000000001", 36);
 	EXPECT(probe_superblock(img, sizeof(img), &p) && STR_EQ(p.type, "crypto_LUKS"));
 	EXPECT(STR_EQ(p.uuid, "5f1a0cde-0000-4000-8000-000000000001"));
+	EXPECT(STR_EQ(p.label, "cryptroot"));
 	EXPECT(probe_is_container(p.type));
+	img[7] = 0x01;			/* LUKS1: no label field */
+	EXPECT(probe_superblock(img, sizeof(img), &p) && STR_EQ(p.label, ""));
+	img[7] = 0x03;			/* no such version */
+	EXPECT(probe_superblock(img, sizeof(img), &p) == 0);
 
-	memset(img, 0, sizeof(img));
+	memset(img, 0, sizeof(img));	/* pvcreate: the label in sector 1 */
 	memcpy(img + 512, "LABELONE", 8);
+	img[512 + 8] = 1;
+	img[512 + 20] = 32;		/* offset of the pv_header */
 	memcpy(img + 512 + 24, "LVM2 001", 8);
 	memcpy(img + 512 + 32, "abcdefghijklmnopqrstuvwxyz012345", 32);
+	put_le32(img + 512 + 16, lvm_crc(img + 512 + 20, 512 - 20));
 	EXPECT(probe_superblock(img, sizeof(img), &p) && STR_EQ(p.type, "LVM2_member"));
 	EXPECT(STR_EQ(p.uuid, "abcdef-ghij-klmn-opqr-stuv-wxyz-012345"));
+	img[512 + 40] ^= 1;		/* a stale label: its CRC is wrong */
+	EXPECT(probe_superblock(img, sizeof(img), &p) == 0);
 
 	memset(img, 0, sizeof(img));
 	EXPECT(probe_superblock(img, sizeof(img), &p) == 0 && !p.type[0]);

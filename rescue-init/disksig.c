@@ -156,41 +156,53 @@ uint32_t lvm_crc(const unsigned char *b, size_t len)
 
 /*
  * The label is in one of the first four sectors: "LABELONE", its own
- * sector number, a CRC of the rest of the sector, "LVM2 001".  Its
- * pv_header lists the data areas, then the metadata areas, each list
- * ending with a zero pair.  Returns 1 for a PV; *mda_size 0 when it has
- * no metadata area (pvcreate --metadatacopies 0).
+ * sector number, a CRC of the rest of the sector, "LVM2 001".  Returns
+ * that sector, or NULL when there is no valid label.
+ */
+const unsigned char *lvm_label_sector(const unsigned char *b, size_t len)
+{
+	const unsigned char *p;
+	size_t s;
+
+	for (s = 0; s < 4 && (s + 1) * 512 <= len; s++) {
+		p = b + s * 512;
+		if (!memcmp(p, "LABELONE", 8) && le64(p + 8) == s &&
+		    !memcmp(p + 24, "LVM2 001", 8) &&
+		    le32(p + 16) == lvm_crc(p + 20, 512 - 20))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * The label's pv_header lists the data areas, then the metadata areas,
+ * each list ending with a zero pair.  Returns 1 for a PV; *mda_size 0
+ * when it has no metadata area (pvcreate --metadatacopies 0).
  */
 int lvm_label(const unsigned char *b, size_t len, uint64_t *mda_start,
 	      uint64_t *mda_size)
 {
-	const unsigned char *p;
-	size_t s, at;
+	const unsigned char *p = lvm_label_sector(b, len);
+	size_t at;
 	int list = 0;
 
-	for (s = 0; s < 4 && (s + 1) * 512 <= len; s++) {
-		p = b + s * 512;
-		if (memcmp(p, "LABELONE", 8) || le64(p + 8) != s ||
-		    memcmp(p + 24, "LVM2 001", 8) ||
-		    le32(p + 16) != lvm_crc(p + 20, 512 - 20))
-			continue;
-		*mda_start = *mda_size = 0;
-		/* pv_header: uuid[32], device_size, then the lists. */
-		at = s * 512 + le32(p + 20);
-		if (le32(p + 20) > len || at + 40 > len)
-			return 1;
-		for (at += 40; at + 16 <= len && list < 2; at += 16) {
-			if (!le64(b + at) && !le64(b + at + 8)) {
-				list++;
-			} else if (list == 1) {
-				*mda_start = le64(b + at);
-				*mda_size = le64(b + at + 8);
-				break;
-			}
-		}
+	if (!p)
+		return 0;
+	*mda_start = *mda_size = 0;
+	/* pv_header: uuid[32], device_size, then the lists. */
+	at = (size_t)(p - b) + le32(p + 20);
+	if (le32(p + 20) > len || at + 40 > len)
 		return 1;
+	for (at += 40; at + 16 <= len && list < 2; at += 16) {
+		if (!le64(b + at) && !le64(b + at + 8)) {
+			list++;
+		} else if (list == 1) {
+			*mda_start = le64(b + at);
+			*mda_size = le64(b + at + 8);
+			break;
+		}
 	}
-	return 0;
+	return 1;
 }
 
 /*

@@ -41,6 +41,7 @@ int md_super(const unsigned char *b, size_t len, uint64_t at_bytes,
 	     uint64_t dev_bytes, struct disk_sig *sig);
 
 uint32_t lvm_crc(const unsigned char *b, size_t len);
+const unsigned char *lvm_label_sector(const unsigned char *b, size_t len);
 int lvm_label(const unsigned char *b, size_t len, uint64_t *mda_start,
 	      uint64_t *mda_size);
 int lvm_mda(const unsigned char *b, size_t len, uint64_t mda_start,

@@ -615,20 +615,6 @@ static void t_rfmt(void)
 
 /* -------------------------------------------------------------- disksig */
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
-
 #define DEV_BYTES	(64ULL << 20)
 
 /* An md 1.x superblock as mdadm writes it (checked once against
@@ -640,14 +626,14 @@ static void md1_build(unsigned char *b, uint64_t at, const char *name,
 	uint32_t i;
 
 	memset(b, 0, MD_SB_BYTES);
-	put32(b, 0xa92b4efc);
-	put32(b + 4, 1);
+	put_le32(b, 0xa92b4efc);
+	put_le32(b + 4, 1);
 	memset(b + 16, 0x11, 16);
 	memcpy(b + 32, name, strlen(name));
-	put32(b + 72, 1);			/* raid1 */
-	put32(b + 92, 2);			/* raid_disks */
-	put64(b + 144, at / 512);		/* super_offset */
-	put32(b + 220, max_dev);
+	put_le32(b + 72, 1);			/* raid1 */
+	put_le32(b + 92, 2);			/* raid_disks */
+	put_le64(b + 144, at / 512);		/* super_offset */
+	put_le32(b + 220, max_dev);
 	for (i = 0; i < max_dev && 256 + 2 * i + 2 <= MD_SB_BYTES; i++) {
 		b[256 + 2 * i] = i < 2 ? (unsigned char)i : 0xff;
 		b[257 + 2 * i] = i < 2 ? 0 : 0xff;
@@ -655,7 +641,7 @@ static void md1_build(unsigned char *b, uint64_t at, const char *name,
 	for (i = 0; i < 256 + 2 * max_dev && i + 4 <= MD_SB_BYTES; i += 4)
 		sum += (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 |
 		       (uint32_t)b[i + 2] << 16 | (uint32_t)b[i + 3] << 24;
-	put32(b + 216, (uint32_t)((sum & 0xffffffff) + (sum >> 32)));
+	put_le32(b + 216, (uint32_t)((sum & 0xffffffff) + (sum >> 32)));
 }
 
 static void t_luks(void)
@@ -730,7 +716,7 @@ static void t_md1_rejects(void)
 	b[40] ^= 1;					/* checksum */
 	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 0);
 	md1_build(b, 4096, "rescue:0", 128);
-	put32(b + 4, 2);				/* major version */
+	put_le32(b + 4, 2);				/* major version */
 	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 0);
 	md1_build(b, 4096, "rescue:0", 2000);		/* roles past 4 KiB */
 	EXPECT(md_super(b, sizeof(b), 4096, DEV_BYTES, &s) == 0);
@@ -747,15 +733,15 @@ static void t_md090(void)
 	struct disk_sig s;
 
 	memset(b, 0, sizeof(b));
-	put32(b, 0xa92b4efc);
-	put32(b + 8, 90);
-	put32(b + 44, 3);				/* md_minor */
+	put_le32(b, 0xa92b4efc);
+	put_le32(b + 8, 90);
+	put_le32(b + 44, 3);				/* md_minor */
 	EXPECT(md_super(b, sizeof(b), DEV_BYTES - 65536, DEV_BYTES, &s) == 1);
 	EXPECT(s.kind == SIG_MD && STR_EQ(s.name, "md3"));
 	EXPECT(md_super(b, sizeof(b), 0, DEV_BYTES, &s) == 0);
 	EXPECT(md_super(b, sizeof(b), DEV_BYTES - 8192, DEV_BYTES, &s) == 0);
 	EXPECT(md_super(b, sizeof(b), 0, 65536, &s) == 0);	/* too small */
-	put32(b + 8, 91);
+	put_le32(b + 8, 91);
 	EXPECT(md_super(b, sizeof(b), DEV_BYTES - 65536, DEV_BYTES, &s) == 0);
 }
 
@@ -767,29 +753,29 @@ static void lvm_label_build(unsigned char *b, size_t sector, int mda)
 
 	memset(b, 0, LVM_LABEL_BYTES);
 	memcpy(p, "LABELONE", 8);
-	put64(p + 8, sector);
-	put32(p + 20, 32);
+	put_le64(p + 8, sector);
+	put_le32(p + 20, 32);
 	memcpy(p + 24, "LVM2 001", 8);
 	memset(p + 32, 'u', 32);			/* pv uuid */
-	put64(p + 64, DEV_BYTES);
-	put64(p + 72, 1 << 20);				/* data area */
+	put_le64(p + 64, DEV_BYTES);
+	put_le64(p + 72, 1 << 20);				/* data area */
 	if (mda) {					/* after a 0 pair */
-		put64(p + 104, 4096);
-		put64(p + 112, (1 << 20) - 4096);
+		put_le64(p + 104, 4096);
+		put_le64(p + 112, (1 << 20) - 4096);
 	}
-	put32(p + 16, lvm_crc(p + 20, 512 - 20));
+	put_le32(p + 16, lvm_crc(p + 20, 512 - 20));
 }
 
 static void mda_build(unsigned char *b, uint64_t off, uint64_t size)
 {
 	memset(b, 0, LVM_MDA_BYTES);
 	memcpy(b + 4, " LVM2 x[5A%r0N*>", 16);
-	put32(b + 20, 1);
-	put64(b + 24, 4096);
-	put64(b + 32, (1 << 20) - 4096);
-	put64(b + 40, off);
-	put64(b + 48, size);
-	put32(b, lvm_crc(b + 4, 512 - 4));
+	put_le32(b + 20, 1);
+	put_le64(b + 24, 4096);
+	put_le64(b + 32, (1 << 20) - 4096);
+	put_le64(b + 40, off);
+	put_le64(b + 48, size);
+	put_le32(b, lvm_crc(b + 4, 512 - 4));
 }
 
 /* The label tests/ondisk.py writes, whose CRC `pvck --dump headers` and
@@ -800,15 +786,15 @@ static void t_lvm_crc(void)
 
 	memset(sec, 0, sizeof(sec));
 	memcpy(sec, "LABELONE", 8);
-	put64(sec + 8, 1);
-	put32(sec + 20, 32);
+	put_le64(sec + 8, 1);
+	put_le32(sec + 20, 32);
 	memcpy(sec + 24, "LVM2 001", 8);
 	memcpy(sec + 32, "RescuePVuuid0000000000000000abcd", 32);
-	put64(sec + 64, DEV_BYTES);
-	put64(sec + 72, 1 << 20);
-	put64(sec + 104, 4096);
-	put64(sec + 112, (1 << 20) - 4096);
-	put32(sec + 136, 2);
+	put_le64(sec + 64, DEV_BYTES);
+	put_le64(sec + 72, 1 << 20);
+	put_le64(sec + 104, 4096);
+	put_le64(sec + 112, (1 << 20) - 4096);
+	put_le32(sec + 136, 2);
 	EXPECT(lvm_crc(sec + 20, 512 - 20) == 0x79e258adu);
 	EXPECT(lvm_crc(sec, 0) == 0xf597a6cfu);		/* the seed */
 }
@@ -832,12 +818,12 @@ static void t_lvm_label(void)
 	b[600] ^= 1;					/* crc */
 	EXPECT(lvm_label(b, sizeof(b), &start, &size) == 0);
 	lvm_label_build(b, 1, 1);
-	put64(b + 512 + 8, 2);				/* wrong sector */
-	put32(b + 512 + 16, lvm_crc(b + 512 + 20, 512 - 20));
+	put_le64(b + 512 + 8, 2);				/* wrong sector */
+	put_le32(b + 512 + 16, lvm_crc(b + 512 + 20, 512 - 20));
 	EXPECT(lvm_label(b, sizeof(b), &start, &size) == 0);
 	lvm_label_build(b, 1, 1);
-	put32(b + 512 + 20, 0xfffffff0u);		/* pv_header offset */
-	put32(b + 512 + 16, lvm_crc(b + 512 + 20, 512 - 20));
+	put_le32(b + 512 + 20, 0xfffffff0u);		/* pv_header offset */
+	put_le32(b + 512 + 16, lvm_crc(b + 512 + 20, 512 - 20));
 	EXPECT(lvm_label(b, sizeof(b), &start, &size) == 1 && size == 0);
 }
 

@@ -194,5 +194,176 @@ def installed_failures(c):
     qemu.poweroff(vm)
 
 
+# ---------------------------------------------------------------------------
+# A root on LVM on LUKS, made inside QEMU (the host has no device-mapper):
+# the activation, a passphrase given up, and the failure path, in minutes.
+
+TINY_PASS = 'tiny-lvm-secret'
+TINY_NAME = r'Tiny Linux 1 \(LVM on LUKS\)'
+TINY_LV = '/dev/mapper/tinyvg-root'
+# Its /sbin/init, added in boot 2: proves it is PID 1 on the LV, then
+# powers off (busybox on the ISO is static).
+TINY_INIT = (r'#!/bin/busybox sh\n'
+             r'while read dev mnt rest; do [ "$mnt" = / ] && '
+             r'echo "tiny init: PID $$, / is $dev"; done </proc/mounts\n'
+             r'/bin/busybox poweroff -f\n')
+
+
+def make_tiny_lvm_root(sh):
+    """vda: LUKS2 (its default cipher, a quick PBKDF) -> VG tinyvg -> LV
+    root, ext4, a tiny installed root with the API directories and a
+    static busybox but no /sbin/init yet.  Left closed."""
+    for cmd in (
+            'printf %%s %s >/tmp/key' % TINY_PASS,
+            'cryptsetup luksFormat --batch-mode --type luks2 --pbkdf pbkdf2 '
+            '--pbkdf-force-iterations 1000 --key-file /tmp/key /dev/vda',
+            'cryptsetup open --key-file /tmp/key /dev/vda made_crypt',
+            'pvcreate -q /dev/mapper/made_crypt && vgcreate -q tinyvg /dev/mapper/made_crypt',
+            'lvcreate -q -y -L 16M -n root tinyvg',
+            'mkfs.ext4 -q -L tiny /dev/tinyvg/root',
+            'mount /dev/tinyvg/root /mnt && mkdir /mnt/etc /mnt/dev /mnt/proc /mnt/sys '
+            '/mnt/run /mnt/bin /mnt/sbin && cp /bin/busybox /mnt/bin/',
+            'printf \'PRETTY_NAME="Tiny Linux 1 (LVM on LUKS)"\\nID=tiny\\nVERSION_ID=1\\n\' '
+            '>/mnt/etc/os-release',
+            'echo "%s / ext4 errors=remount-ro 0 1" >/mnt/etc/fstab' % TINY_LV,
+            'umount /mnt && vgchange -an tinyvg && cryptsetup close made_crypt && rm /tmp/key'):
+        sh.run(cmd, secs=120)
+
+
+def passphrase(vm, words):
+    """Type each of `words` at cryptsetup's prompt on the console; None is
+    Ctrl-C."""
+    for word in words:
+        vm.wait(r'Enter passphrase for /dev/vda: ', "cryptsetup's prompt", 120,
+                bad=HANDOVER_BAD[:-2])
+        if word is None:
+            vm.send('\x03', label='Ctrl-C')
+        else:
+            vm.type_line(word)
+        if word and word != TINY_PASS:
+            vm.wait(r'No key available with this passphrase', 'the wrong one refused', 120)
+
+
+@test
+def installed_lvm_luks(c):
+    """A root on LVM on LUKS: rescue.boot=auto asks for the passphrase and,
+    given up, ends at the rescue shell naming what stays closed; rescue-boot
+    in the shell says how to open it, and once opened boots it (no /sbin/init:
+    back with the reason); rescue.boot=/dev/VG/LV asks, activates the VG and
+    boots the LV's own init."""
+    disk = Disk(c.image('tiny-lvm.img', 64))
+    closed = [r'rescue-boot: closed devices; open them, then run rescue-boot again:',
+              r'/dev/vda +crypto_LUKS +cryptsetup open /dev/vda vda_crypt']
+
+    # Boot 1: make it at the rescue shell; everything closed, rescue-boot
+    # says what to open.
+    vm = c.machine(c.cdrom() + virtio(disk, 'tiny'))
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    make_tiny_lvm_root(sh)
+    st, out = sh.run('rescue-boot', ok=False)
+    require(st == 1, 'rescue-boot with the root closed: status %d' % st)
+    for want in [r'rescue-boot: no installed Linux root found'] + closed:
+        require(re.search(want, out), 'rescue-boot lacks /%s/: %s' % (want, out))
+    qemu.poweroff(vm)
+
+    # Boot 2: rescue.boot=auto; a wrong passphrase, then Ctrl-C gives up.
+    vm = c.machine(c.cdrom() + virtio(disk, 'tiny'))
+    boot_line(vm, 'installed rescue.boot=auto')
+    vm.wait(r'rescue-boot: /dev/vda is encrypted \(LUKS\); its passphrase opens it as '
+            r'/dev/mapper/vda_crypt \(Ctrl-C gives up\)', 'the device named', 120,
+            bad=HANDOVER_BAD[:-2])
+    passphrase(vm, ['wrong-1', None])
+    vm.wait(r'rescue-boot: cryptsetup open /dev/vda vda_crypt failed \(status \d+\); it '
+            r'stays closed', 'giving up reported', 60)
+    for want in [r'rescue-boot: no installed Linux root found'] + closed:
+        vm.wait(want, 'the reason', 60)
+    vm.wait(r'rescue-boot: back to the rescue shell', 'the way back', 30)
+    sh = boot_rescue(vm)
+    require(sh.out('cat /proc/1/comm').strip() == 'init', 'PID 1 is not rescue-init')
+    # Opened by hand, the LV root is found and asked for from the shell;
+    # PID 1 opens nothing more (it is open) and finds no /sbin/init.
+    sh.run('printf %%s %s | cryptsetup open --key-file - /dev/vda vda_crypt && '
+           'vgchange -ay tinyvg' % TINY_PASS, secs=120)
+    vm.type_line('rescue-boot')
+    vm.wait(r'Boot %s on %s with the rescue kernel\? ' % (TINY_NAME, TINY_LV),
+            'the question', 60)
+    vm.type_line('y')
+    handed = vm.pos
+    vm.wait(r'rescue-init: rescue-boot %s' % TINY_LV, 'PID 1 to take the request', 60)
+    vm.wait(r'rescue-boot: %s on %s has no /sbin/init to start \(No such file or '
+            r'directory\)' % (TINY_NAME, TINY_LV), 'the missing init named', 120)
+    vm.wait(r'rescue-boot: back to the rescue shell', 'the way back', 30)
+    require(not re.search(r'encrypted|activating', vm.buf[handed:]),
+            'rescue-boot opened something with the root open already')
+    sh = boot_rescue(vm)
+    out = sh.out('cat /proc/1/comm; grep -c tinyvg /proc/mounts', ok=False)
+    require(out.split() == ['init', '0'], 'after the failed hand-over: %s' % out)
+    sh.run('mount %s /mnt && printf \'%s\' >/mnt/sbin/init && chmod 755 /mnt/sbin/init && '
+           'umount /mnt && vgchange -an tinyvg && cryptsetup close vda_crypt'
+           % (TINY_LV, TINY_INIT), secs=120)
+    qemu.poweroff(vm)
+
+    # Boot 3: the LV by a name that exists only once it is active; one
+    # wrong passphrase, then the right one: its own init runs as PID 1.
+    vm = c.machine(c.cdrom() + virtio(disk, 'tiny'))
+    boot_line(vm, 'installed rescue.boot=/dev/tinyvg/root')
+    passphrase(vm, ['wrong', TINY_PASS])
+    vm.wait(r'rescue-boot: activating LVM volume groups: /sbin/vgchange -ay',
+            'the VG activated', 120, bad=HANDOVER_BAD)
+    vm.wait(r'rescue-boot: mounted %s \(ext4\) read-only, with its fstab options for /: '
+            r'errors=remount-ro' % TINY_LV, 'the LV mounted', 120, bad=HANDOVER_BAD)
+    vm.wait(r'rescue-boot: starting %s on %s: /sbin/init' % (TINY_NAME, TINY_LV),
+            'the hand-over', 60, bad=HANDOVER_BAD)
+    vm.wait(r'tiny init: PID 1, / is %s' % TINY_LV, 'the LV\'s own init', 60,
+            bad=HANDOVER_BAD)
+    vm.wait(r'reboot: Power down', 'the tiny init to power off', 60)
+    status = vm.expect_exit('QEMU to exit after the tiny init', 30)
+    require(status == 0, 'QEMU exited with status %s' % status)
+    require(TINY_PASS not in vm.buf, 'the passphrase was echoed on the console')
+
+
+@test
+def installed_crypt(c):
+    """Test 5: Debian 12 on LUKS2 -> LVM (the enter suite's crypt fixture,
+    whose initramfs cannot open it) boots through the menu entry: the
+    passphrase typed at the console, the VG activated, Debian's login on
+    the LV, its own systemd-cryptsetup and LVM content with what they find."""
+    f = enter.fixture(c, 'crypt')
+    L = f.layout
+    disk = f.copy(c)
+    dev, name, lv = L['LUKS_DEVICE'], L['LUKS_NAME'], L['ROOT_LV']
+    vm = c.machine(c.cdrom() + hd(disk, 1), mem=MEM)
+    menu(vm, 'installed')
+    started = time.monotonic()
+    vm.wait(r'rescue-boot: %s is encrypted \(LUKS\); its passphrase opens it as '
+            r'/dev/mapper/%s' % (dev, name), 'the device named', qemu.BOOT_TIMEOUT,
+            bad=HANDOVER_BAD)
+    vm.wait(r'Enter passphrase for %s: ' % dev, "cryptsetup's prompt", 120, bad=HANDOVER_BAD)
+    vm.send(L['LUKS_PASSPHRASE'] + '\r', label='(the passphrase)')
+    vm.wait(r'rescue-boot: activating LVM volume groups: /sbin/vgchange -ay',
+            'the VG activated', 300, bad=HANDOVER_BAD)
+    vm.wait(r'rescue-boot: mounted %s \(ext4\) read-only, with its fstab options for /: '
+            r'errors=remount-ro' % re.escape(lv), 'the LV mounted', 120, bad=HANDOVER_BAD)
+    vm.wait(r'rescue-boot: starting Debian GNU/Linux 12 \(bookworm\) on %s' % re.escape(lv),
+            'the hand-over to /sbin/init', 60, bad=HANDOVER_BAD)
+    sh = login(vm, started, L['ROOT_PASSWORD'])
+    require(L['LUKS_PASSPHRASE'] not in vm.buf, 'the passphrase was echoed on the console')
+    out = sh.out('uname -r; findmnt -n -o SOURCE,FSTYPE /')
+    require(re.search(r'-rescue\n', out), 'not the rescue kernel: %s' % out)
+    require(re.search(r'^%s +ext4$' % re.escape(lv), out, re.M), 'the root is not the LV: %s' % out)
+    # The mapping rescue-boot opened is the one crypttab names: the
+    # target's systemd-cryptsetup found it active and did not fail.
+    out = sh.out('systemctl is-active systemd-cryptsetup@%s; cryptsetup status %s | head -3'
+                 % (name, name), ok=False)
+    require(out.split()[:1] == ['active'] and 'is active and is in use' in out,
+            'the LUKS mapping as the target sees it: %s' % out)
+    udev_took_over(sh, L)
+    # The swap LV, which systemd waits for as udev announces it.
+    out = sh.out('swapon --show=NAME --noheadings', ok=False).strip()
+    require(out, 'no swap active: the swap LV never became ready')
+    clean_poweroff(c, vm, sh, disk, L)
+
+
 if __name__ == '__main__':
     sys.exit(main(__doc__))

@@ -17,9 +17,15 @@ rescue-enter, power off, boot the disk alone (SeaBIOS, or OVMF for the
 GPT+ESP variant) to its login prompt, log in as root, power it off, and
 run `e2fsck -fn` on the host.
 
+The encrypted variant (crypt: LUKS2 -> LVM, as Debian's installer lays it
+out) gets its LUKS, LVM and boot loader in a second stage typed at the
+rescue prompt (make_crypt_stack); its root is checked from the rescue ISO.
+
     tests/enter.py --iso build/rescue.iso --logdir build/test-logs [TEST...]
 """
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
@@ -35,7 +41,9 @@ from qemu import (Fail, Shell, boot_rescue, host, main, menu, poweroff, require,
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE_SCRIPT = os.path.join(HERE, 'fixtures', 'debian12.sh')
 FIXTURE_PACKAGES = os.path.join(HERE, 'fixtures', 'debian12.packages')
-GRUB_PACKAGES = {'bios': ['grub-pc'], 'uefi': ['grub-efi-amd64', 'efibootmgr']}
+# What each variant adds to debian12.packages (as debian12.sh does).
+VARIANT_PACKAGES = {'bios': ['grub-pc'], 'uefi': ['grub-efi-amd64', 'efibootmgr'],
+                    'crypt': ['grub-pc', 'cryptsetup-initramfs', 'lvm2']}
 
 MEM = 512                   # Debian's initramfs unpacks ~36 MiB
 DEBIAN_BOOT_TIMEOUT = 240   # disk alone -> login prompt, under TCG
@@ -46,6 +54,11 @@ INITRAMFS_TIMEOUT = 1500
 LOGIN = r'debian12 login: '
 DEBIAN_PROMPT = r'root@debian12:[^\n#]*# '
 CHROOT_PROMPT = r'\[chroot debian-12 sda\d\] [^\n#]*# '
+# On the encrypted fixture the root is an LV: the prompt names it.
+CRYPT_CHROOT_PROMPT = r'\[chroot debian-12 debian12--vg-root\] [^\n#]*# '
+CRYPT_BUILD_TIMEOUT = 600   # dd of the root image through dm-crypt, under TCG
+# cryptsetup-initramfs's question at boot, on the serial console.
+UNLOCK = r'Please unlock disk sda5_crypt: '
 
 # What a broken Debian boot looks like: fail at once, by name.
 DEBIAN_BAD = qemu.BAD + [
@@ -69,11 +82,22 @@ def fixture_key(variant):
         with open(path, 'rb') as f:
             h.update(f.read())
     pkgs = [l.split('#')[0].strip() for l in open(FIXTURE_PACKAGES)]
-    pkgs = [p for p in pkgs if p] + GRUB_PACKAGES[variant]
+    pkgs = [p for p in pkgs if p] + VARIANT_PACKAGES[variant]
     r = subprocess.run(['apt-cache', 'policy'] + pkgs, capture_output=True, text=True)
     h.update(variant.encode())
     h.update(' '.join(re.findall(r'Candidate: (\S+)', r.stdout)).encode())
     return h.hexdigest()[:12]
+
+
+@contextlib.contextmanager
+def locked(path):
+    """Hold an exclusive lock on the file `path`: suites that run side by
+    side (make check) and need the same fixture wait here for the one
+    that builds it, then find it cached."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'a') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
 
 
 def read_layout(path):
@@ -109,10 +133,35 @@ class Fixture:
         return Disk(os.path.join(d, 'disk.img'),
                     os.path.join(d, 'OVMF_VARS.fd') if self.uefi else None)
 
+    def install(self, c, d):
+        """Stage 2, from the rescue ISO: what needs a block device.
+        Every variant gets its boot loader from the target's own
+        grub-install (under UEFI it writes EFI/debian on the ESP and a boot
+        entry into the firmware's variables, kept with the disk).  crypt
+        first gets LUKS2 and LVM on sda5 and its root filesystem copied
+        into the root LV."""
+        disk = self.disk_in(d)
+        layout = read_layout(os.path.join(d, 'layout'))
+        if self.variant == 'crypt':
+            root_img = os.path.join(d, 'root.img')
+            make_crypt_stack(c, disk, Disk(root_img), layout)
+            os.unlink(root_img)
+            return
+        if disk.uefi:
+            shutil.copyfile(os.path.join(qemu.OVMF_DIR, qemu.OVMF["plain"][1]), disk.vars)
+        enter_and_run(c, disk, ['grub-install /dev/sda && update-grub'])
+        fsck_clean(c, disk, layout)
+
     def ensure_unbooted(self, c):
         """Stage 1, on the host: the system on a disk without boot loader
         (enough for a kernel that mounts its root itself).  Its dir."""
         unbooted = self.dir + '.unbooted'
+        # One host stage at a time: they share the .deb cache.
+        with locked(self.debs + '.lock'):
+            self._build_unbooted(c, unbooted)
+        return unbooted
+
+    def _build_unbooted(self, c, unbooted):
         if not os.path.isfile(os.path.join(unbooted, 'done')):
             c.log.write('[enter] building %s\n' % unbooted)
             c.log.flush()
@@ -121,10 +170,13 @@ class Fixture:
             require(r.returncode == 0, 'debian12.sh %s failed (status %d)'
                     % (self.variant, r.returncode))
             open(os.path.join(unbooted, 'done'), 'w').close()
-        return unbooted
 
     def ensure(self, c):
         """Build the fixture if it is not cached; log to c.log."""
+        with locked(self.dir + '.lock'):
+            self._build(c)
+
+    def _build(self, c):
         if os.path.isfile(os.path.join(self.dir, 'done')):
             c.log.write('[enter] fixture %s (cached)\n' % self.dir)
             return
@@ -133,15 +185,7 @@ class Fixture:
         shutil.rmtree(tmp, ignore_errors=True)
         subprocess.run(['cp', '-r', '--sparse=always', unbooted, tmp], check=True)
         os.unlink(os.path.join(tmp, 'done'))
-        # The boot loader: the target's own grub-install, from the rescue
-        # ISO through rescue-enter, as on a real machine.  Under UEFI it
-        # writes EFI/debian on the ESP and a boot entry into the firmware's
-        # variables, which are kept with the disk.
-        disk = self.disk_in(tmp)
-        if disk.uefi:
-            shutil.copyfile(os.path.join(qemu.OVMF_DIR, qemu.OVMF["plain"][1]), disk.vars)
-        enter_and_run(c, disk, ['grub-install /dev/sda && update-grub'])
-        fsck_clean(c, disk, read_layout(os.path.join(tmp, 'layout')))
+        self.install(c, tmp)
         open(os.path.join(tmp, 'done'), 'w').close()
         shutil.rmtree(self.dir, ignore_errors=True)
         os.rename(tmp, self.dir)
@@ -272,10 +316,14 @@ def debian_poweroff(vm, sh):
 
 
 def fsck_clean(c, disk, layout):
-    """The host's fsck -n on the fixture's filesystems: no error."""
-    r = host(c, ['e2fsck', '-fn', '%s?offset=%s' % (disk.path, layout['ROOT_OFFSET'])])
-    require(r.returncode == 0, 'e2fsck -fn on the root filesystem: status %d: %s'
-            % (r.returncode, (r.stdout + r.stderr).strip()[-300:]))
+    """The host's fsck -n on the fixture's filesystems it can read (all
+    but an encrypted root: crypt_fsck_root): no error."""
+    for key, what in (('ROOT_OFFSET', 'the root filesystem'), ('BOOT_OFFSET', '/boot')):
+        if key not in layout:
+            continue
+        r = host(c, ['e2fsck', '-fn', '%s?offset=%s' % (disk.path, layout[key])])
+        require(r.returncode == 0, 'e2fsck -fn on %s: status %d: %s'
+                % (what, r.returncode, (r.stdout + r.stderr).strip()[-300:]))
     if 'ESP_OFFSET' in layout:
         esp = disk.path + '.esp'
         subprocess.run(['dd', 'if=' + disk.path, 'of=' + esp, 'bs=1M', 'status=none',
@@ -310,6 +358,69 @@ def boots_and_logs_in(c, f, disk, password):
             'not the Debian 12 fixture: %s' % out.strip())
     debian_poweroff(vm, sh)
     fsck_clean(c, disk, f.layout)
+
+
+# ---------------------------------------------------------------------------
+# The encrypted root: LUKS2 and LVM, typed at the rescue prompt
+
+
+def open_crypt(vm, sh, layout):
+    """cryptsetup open, the passphrase typed at its prompt (which must
+    not echo it), then vgchange -ay: the root LV is there."""
+    dev, name, secret = layout['LUKS_DEVICE'], layout['LUKS_NAME'], layout['LUKS_PASSPHRASE']
+    out = sh.out('cryptsetup open %s %s' % (dev, name), secs=120,
+                 answers=[(r'Enter passphrase for %s: ' % dev, secret, '(the passphrase)')])
+    require(secret not in out, 'cryptsetup echoed the passphrase: %s' % out)
+    out = sh.out('vgchange -ay %s' % layout['VG'], secs=60)
+    require('2 logical volume(s) in volume group "%s" now active' % layout['VG'] in out,
+            'vgchange -ay: %s' % out.strip())
+
+
+def close_crypt(sh, layout):
+    """Everything closed in reverse order, as before pulling the disk."""
+    sh.run('vgchange -an %s' % layout['VG'], secs=60)
+    sh.run('cryptsetup close %s' % layout['LUKS_NAME'], secs=60)
+
+
+def make_crypt_stack(c, disk, root_img, layout):
+    """The QEMU stage of the crypt fixture, as a person would type it at
+    the rescue prompt: LUKS2 on sda5 (Argon2id, cryptsetup's defaults),
+    LVM in it as Debian's installer names it, the host-made root
+    filesystem (sdb) copied into the root LV, swap made, then the target's
+    own grub-install through rescue-enter.  The root LV is checked with
+    e2fsck -fn before it is closed."""
+    vm, sh = rescue_with_disk(c, disk, hd(root_img, 2, unit=1, name='rootimg'))
+    dev, name, secret = layout['LUKS_DEVICE'], layout['LUKS_NAME'], layout['LUKS_PASSPHRASE']
+    sh.run('cryptsetup luksFormat --type luks2 --uuid %s %s' % (layout['LUKS_UUID'], dev),
+           secs=300, answers=[(r'Are you sure\? \(Type .yes. in capital letters\): ', 'YES', 'YES'),
+                              (r'Enter passphrase for %s: ' % dev, secret, '(the passphrase)'),
+                              (r'Verify passphrase: ', secret, '(the passphrase)')])
+    sh.run('cryptsetup luksDump %s | grep -E "PBKDF|Memory|Time cost|Threads"' % dev)
+    sh.run('cryptsetup open %s %s' % (dev, name), secs=120,
+           answers=[(r'Enter passphrase for %s: ' % dev, secret, '(the passphrase)')])
+    pv = '/dev/mapper/' + name
+    sh.run('pvcreate %s && vgcreate %s %s' % (pv, layout['VG'], pv), secs=60)
+    sh.run('lvcreate -L %sM -n root %s && lvcreate -l 100%%FREE -n swap_1 %s'
+           % (layout['ROOT_MIB'], layout['VG'], layout['VG']), secs=60)
+    sh.run('dd if=/dev/sdb of=%s bs=1M' % layout['ROOT_LV'], secs=CRYPT_BUILD_TIMEOUT)
+    sh.run('mkswap %s' % layout['SWAP_LV'], secs=60)
+    # sdb holds the same system: name the one to enter.
+    inner = enter(vm, 'rescue-enter ' + layout['ROOT_LV'], prompt=CRYPT_CHROOT_PROMPT)
+    inner.run('grub-install /dev/sda && update-grub', secs=REPAIR_TIMEOUT)
+    leave(vm, sh)
+    sh.run('e2fsck -fn %s' % layout['ROOT_LV'], secs=300)
+    close_crypt(sh, layout)
+    poweroff(vm)
+    fsck_clean(c, disk, layout)
+
+
+def crypt_fsck_root(c, disk, layout):
+    """The encrypted root, checked from the rescue ISO: e2fsck -fn."""
+    vm, sh = rescue_with_disk(c, disk)
+    open_crypt(vm, sh, layout)
+    sh.run('e2fsck -fn %s' % layout['ROOT_LV'], secs=300)
+    close_crypt(sh, layout)
+    poweroff(vm)
 
 
 # ---------------------------------------------------------------------------
@@ -552,6 +663,50 @@ def enter_behaviour(c):
     for path, before in sums.items():
         require(sha256(path) == before, '%s changed: looking must not write' % path)
     fsck_clean(c, disk, f.layout)
+
+
+@test
+def repair_encrypted(c):
+    """Repair 5: LUKS2 -> LVM root whose initramfs lacks cryptroot; opened
+    in the rescue shell, update-initramfs -u inside, the passphrase typed
+    at the disk's own initramfs prompt."""
+    f = fixture(c, 'crypt')
+    L = f.layout
+    disk = f.copy(c)
+    # The fixture's initramfs was made on the host, which sees no
+    # dm-crypt: without cryptroot it cannot open sda5 and gives up.
+    does_not_boot(c, disk, r'ALERT! [^\n]*%s does not exist' % re.escape(L['ROOT_LV']),
+                  'Debian\'s initramfs to give up on the encrypted root', 400)
+
+    vm, sh = rescue_with_disk(c, disk)
+    st, out = sh.run('rescue-enter', ok=False)
+    want = r'%s +crypto_LUKS +cryptsetup open %s %s' % (L['LUKS_DEVICE'], L['LUKS_DEVICE'],
+                                                      L['LUKS_NAME'])
+    require(st == 1 and re.search(want, out), 'rescue-enter does not name /%s/: %s' % (want, out))
+    open_crypt(vm, sh, L)
+    inner = enter(vm, prompt=CRYPT_CHROOT_PROMPT)
+    inner.run('update-initramfs -u', secs=INITRAMFS_TIMEOUT)
+    # The cryptsetup hook's crypttab in the initramfs: empty in the
+    # host-built one, sda5's line now.
+    out = inner.out('unmkinitramfs /boot/initrd.img-* /run/initrd && '
+                    'find /run/initrd -path "*/cryptroot/crypttab" -exec cat {} +', secs=600)
+    require(re.search(r'^%s UUID=%s ' % (L['LUKS_NAME'], L['LUKS_UUID']), out, re.M),
+            'the new initramfs does not unlock %s: %r' % (L['LUKS_NAME'], out))
+    leave(vm, sh)
+    close_crypt(sh, L)
+    poweroff(vm)
+
+    vm = c.machine(hd(disk, 0), mem=MEM)
+    vm.wait(r'GNU GRUB', 'the disk\'s own GRUB', 120, bad=DEBIAN_BAD)
+    vm.wait(UNLOCK, 'the initramfs to ask for the passphrase', DEBIAN_BOOT_TIMEOUT, bad=DEBIAN_BAD)
+    vm.send(L['LUKS_PASSPHRASE'] + '\r', label='(the passphrase)')
+    sh = login_as_root(vm, L['ROOT_PASSWORD'])
+    out = sh.out('cat /proc/cmdline; findmnt -n -o SOURCE,FSTYPE /; lsblk -o NAME,TYPE,FSTYPE,MOUNTPOINTS')
+    require(re.search(r'^%s +ext4$' % re.escape(L['ROOT_LV']), out, re.M),
+            'the root is not the LV: %s' % out)
+    debian_poweroff(vm, sh)
+    fsck_clean(c, disk, L)
+    crypt_fsck_root(c, disk, L)
 
 
 if __name__ == '__main__':

@@ -369,13 +369,19 @@ class Shell:
         self.vm = vm
         self.prompt = prompt
 
-    def run(self, cmd, secs=CMD_TIMEOUT, ok=True, bad=None):
+    def run(self, cmd, secs=CMD_TIMEOUT, ok=True, bad=None, answers=()):
         """Type `cmd`, return (status, output). The status comes from an
-        `echo` of $? that the command's own echo cannot match."""
+        `echo` of $? that the command's own echo cannot match.
+        answers: (prompt regex, text, label) for each question the command
+        asks, in order: wait for the prompt, type the text and Enter; the
+        log shows the label instead of the text (a passphrase)."""
         self.vm.commands += 1
         mark = '@@%d@@' % self.vm.commands
         self.vm.cmd_start = self.vm.pos
         self.vm.type_line('%s; echo %s$?@@' % (cmd, mark))
+        for prompt, text, label in answers:
+            self.vm.wait(prompt, 'the question "%s" of: %s' % (prompt, cmd), secs, bad=bad)
+            self.vm.send(text + '\r', label=label)
         m = self.vm.wait(re.escape(mark) + r'(\d+)@@', 'the answer to: ' + cmd,
                          secs, bad=bad)
         before = self.vm.buf[:m.start()]
