@@ -20,6 +20,10 @@ BENCH_MEM ?= 512
 # A quick run: make bench BENCH_RUNS=1 BENCH_MEM_LO=0
 BENCH_MEM_LO ?= 16
 BENCH_MEM_HI ?= 1024
+# Whose least memory is bisected, and which configurations are timed
+# (bench.py's keys; the default is all of them).
+BENCH_MEM_CONFIGS ?= bios_cd,peer
+BENCH_CONFIGS ?= bios_cd,bios_shell,bios_usb,uefi_cd,uefi_usb,uefi_sb,peer
 
 $(BENCH_PEER)/stamp: $(TOP)/bench/peer.sh | deps
 	$(call msg,PEER,Debian kernel + initramfs-tools initramfs in $(BENCH_PEER))
@@ -34,7 +38,8 @@ bench: $(ISO) $(BENCH_PEER)/stamp | deps
 	$(Q)'$(TOP)/bench/bench.py' run --out '$(BENCH_DIR)' --iso '$(ISO)' \
 		--kernel '$(KERNEL_IMAGE)' --init '$(RESCUE_INIT)' --peer '$(BENCH_PEER)' \
 		--runs $(BENCH_RUNS) --mem $(BENCH_MEM) \
-		--mem-lo $(BENCH_MEM_LO) --mem-hi $(BENCH_MEM_HI)
+		--mem-lo $(BENCH_MEM_LO) --mem-hi $(BENCH_MEM_HI) \
+		--mem-configs $(BENCH_MEM_CONFIGS) --configs $(BENCH_CONFIGS)
 	$(call msg,BENCH,$(BENCH_DIR)/results.md and boot-time.png)
 
 # Rewrite results.md and the plot from results.json without booting anything.

@@ -191,7 +191,7 @@ def cmd_run(a):
 
     # Least memory that boots to a shell, by bisection.
     if a.mem_lo:
-        for key in ("bios_cd", "peer"):
+        for key in a.mem_configs.split(","):
             res["memory"][key] = least_memory(BY_KEY[key], a)
     res["sizes"] = sizes(a)
     save(a.out, res)
@@ -564,6 +564,8 @@ def main():
     r.add_argument("--mem", type=int, default=512)
     r.add_argument("--mem-lo", type=int, default=16, help="0: no memory bisection")
     r.add_argument("--mem-hi", type=int, default=1024)
+    r.add_argument("--mem-configs", default="bios_cd,peer",
+                   help="comma-separated keys whose least memory is bisected")
     r.add_argument("--configs", default=",".join(c.key for c in CONFIGS),
                    help="comma-separated, of: %(default)s")
     b = sub.add_parser("build")

@@ -90,7 +90,15 @@ KVER=$(cat "$KERNEL_RELEASE_FILE")
 # (GRUB's --fs-uuid, blkid's UUID) since that is the volume date.
 ISO_DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d%H%M%S00)
 MARKER=/boot/grub/rescue-$DISKID.id
-CMDLINE="root=PARTUUID=$DISKID-01,/dev/sr0 rootfstype=iso9660 rootmarker=$MARKER ro rootwait console=tty0 console=ttyS0,115200"
+# Memory (README: Where the memory goes). percpu_alloc=page: with one CPU
+# (a small VM) the default "embed" first chunk makes every per-CPU unit
+# 2 MiB, and the second chunk the kernel creates at boot then takes 4 MiB
+# of bookkeeping, memcg's vector of one 8-byte pointer per 4-byte slot.
+# cgroup.memory=nokmem: no per-cgroup accounting of kernel memory, which
+# the rescue system never limits (an installed system's systemd still gets
+# its memory controller). Together they lower the least memory that boots
+# to a shell by 5 MiB.
+CMDLINE="root=PARTUUID=$DISKID-01,/dev/sr0 rootfstype=iso9660 rootmarker=$MARKER ro rootwait percpu_alloc=page cgroup.memory=nokmem console=tty0 console=ttyS0,115200"
 
 . "$IMAGE_SRC/bootmenu.sh"
 
