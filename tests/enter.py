@@ -377,9 +377,12 @@ def open_crypt(vm, sh, layout):
 
 
 def close_crypt(sh, layout):
-    """Everything closed in reverse order, as before pulling the disk."""
-    sh.run('vgchange -an %s' % layout['VG'], secs=60)
-    sh.run('cryptsetup close %s' % layout['LUKS_NAME'], secs=60)
+    """Everything closed in reverse order, as before pulling the disk.
+    (vgchange -an once took more than 3 minutes under TCG after
+    update-initramfs, though it had said "0 logical volume(s) ... now
+    active"; usually it takes a second.  Cause not found yet.)"""
+    sh.run('vgchange -an %s' % layout['VG'], secs=600)
+    sh.run('cryptsetup close %s' % layout['LUKS_NAME'], secs=120)
 
 
 def make_crypt_stack(c, disk, root_img, layout):
