@@ -38,6 +38,7 @@ $(eval $(call qemu-suite,boot,boottest.py))
 $(eval $(call qemu-suite,storage,storage.py))
 $(eval $(call qemu-suite,secureboot,secureboot.py))
 $(eval $(call qemu-suite,enter,enter.py))
+$(eval $(call qemu-suite,enter-crypt,enter_crypt.py))
 $(eval $(call qemu-suite,boot-installed,boot_installed.py))
 $(eval $(call qemu-suite,media,media.py))
 include $(TOP)/tests/control.mk
