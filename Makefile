@@ -86,8 +86,8 @@ $(sort $(HOST_FILES)): | deps
 # twice.  Each suite's output is kept in test-logs/<suite>.out and printed
 # in one piece when it ends.
 CHECK_JOBS ?= 2
-CHECK_ORDER := enter enter-crypt boot storage secureboot kconfig build media \
-	boot-installed rescue-enter rescue-init
+CHECK_ORDER := enter boot storage boot-installed secureboot kconfig build media \
+	rescue-enter rescue-init
 CHECK_RUNS := $(filter $(CHECK_SUITES),$(CHECK_ORDER)) $(filter-out $(CHECK_ORDER),$(CHECK_SUITES))
 .PHONY: check
 check: all
@@ -128,8 +128,9 @@ help:
 	@echo 'Test:'
 	@echo '  make check       build what is missing, then run every test suite'
 	@echo '                   ($(CHECK_SUITES)); logs in $(BUILD)/test-logs'
-	@echo '  make check-<suite>  run one suite'
-	@echo '                   (CHECK_JOBS=1: suites one after another; default 2 lanes)'
+	@echo '                   (CHECK_JOBS=1: suites one after another; default 2 side by side)'
+	@echo '  make check-<suite>  run one suite; also $(MANUAL_SUITES), which make check'
+	@echo '                   leaves out (too long for CI: see README, Tests)'
 	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'
 	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
 	@echo '                   (BENCH_RUNS=1 BENCH_MEM_LO=0: one boot each, no memory bisection)'

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Repair 5, the encrypted root: a suite of its own beside tests/enter.py,
-whose fixtures and helpers it uses, so that make check can run it on the
-other core while the enter suite runs (each is a quarter of an hour under
-TCG, most of it update-initramfs).
+whose fixtures and helpers it uses.  make check leaves it out (make
+check-enter-crypt runs it): under TCG it takes about 40 minutes with its
+fixture made from scratch, most of it update-initramfs and software AES.
 
 The crypt fixture is Debian 12 as its installer lays out "Guided - use
 entire disk and set up encrypted LVM": /boot, then LUKS2 -> LVM (root,
