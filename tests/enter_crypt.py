@@ -16,7 +16,7 @@ the rescue prompt, enters it and runs update-initramfs -u inside.
 import re
 import sys
 
-from enter import (DEBIAN_BAD, DEBIAN_BOOT_TIMEOUT, CRYPT_CHROOT_PROMPT, INITRAMFS_TIMEOUT,
+from enter import (CRYPT_CPU, DEBIAN_BAD, DEBIAN_BOOT_TIMEOUT, CRYPT_CHROOT_PROMPT, INITRAMFS_TIMEOUT,
                    MEM, UNLOCK, close_crypt, crypt_fsck_root, debian_poweroff, does_not_boot,
                    enter, fixture, fsck_clean, hd, leave, login_as_root, open_crypt,
                    rescue_with_disk)
@@ -36,7 +36,7 @@ def repair_encrypted(c):
     does_not_boot(c, disk, r'ALERT! [^\n]*%s does not exist' % re.escape(L['ROOT_LV']),
                   'Debian\'s initramfs to give up on the encrypted root', 400)
 
-    vm, sh = rescue_with_disk(c, disk)
+    vm, sh = rescue_with_disk(c, disk, CRYPT_CPU)
     st, out = sh.run('rescue-enter', ok=False)
     want = r'%s +crypto_LUKS +cryptsetup open %s %s' % (L['LUKS_DEVICE'], L['LUKS_DEVICE'],
                                                       L['LUKS_NAME'])
@@ -54,7 +54,7 @@ def repair_encrypted(c):
     close_crypt(sh, L)
     poweroff(vm)
 
-    vm = c.machine(hd(disk, 0), mem=MEM)
+    vm = c.machine(hd(disk, 0) + CRYPT_CPU, mem=MEM)
     vm.wait(r'GNU GRUB', 'the disk\'s own GRUB', 120, bad=DEBIAN_BAD)
     vm.wait(UNLOCK, 'the initramfs to ask for the passphrase', DEBIAN_BOOT_TIMEOUT, bad=DEBIAN_BAD)
     vm.send(L['LUKS_PASSPHRASE'] + '\r', label='(the passphrase)')
