@@ -323,6 +323,16 @@ static int move_api(void)
 
 /* ---------------------------------------------- opening what is closed */
 
+/* fd becomes fds 0-2 (and is closed unless it is one of them). */
+static void stdio_on(int fd)
+{
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	if (fd > 2)
+		close(fd);
+}
+
 /*
  * In a child: the console's own tty (the last one in
  * /sys/class/tty/console/active) as its controlling terminal on fds 0-2,
@@ -351,11 +361,7 @@ static void console_tty(void)
 			close(fd);
 		return;
 	}
-	dup2(fd, 0);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	if (fd > 2)
-		close(fd);
+	stdio_on(fd);
 }
 
 /*
@@ -518,13 +524,8 @@ static void console_fds(void)
 {
 	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
 
-	if (fd < 0)
-		return;
-	dup2(fd, 0);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	if (fd > 2)
-		close(fd);
+	if (fd >= 0)
+		stdio_on(fd);
 }
 
 static void __attribute__((noreturn)) boot_pid1(const char *arg)
