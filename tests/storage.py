@@ -255,6 +255,23 @@ def luks1(c):
     poweroff(vm)
 
 
+def write_zstd(sh, dev):
+    """Writes through btrfs's zstd compression (its workspaces are
+    allocated at the first mount, patches/0004) read back intact."""
+    size = 4 << 20
+    want = hashlib.md5((b'rescue\n' * (size // 7 + 1))[:size]).hexdigest()
+    run(sh, 'mount -o compress-force=zstd:15 %s /mnt' % dev)
+    run(sh, 'yes rescue | head -c %d >/mnt/zstd && umount /mnt' % size)
+    zstd = sh.out("btrfs inspect-internal dump-tree -t fs %s | grep -c 'extent compression 3 (zstd)' || true" % dev)
+    require(int(zstd.split()[0]) > 0, 'btrfs wrote no zstd-compressed extent')
+    run(sh, 'mount -o ro %s /mnt' % dev)
+    got = sh.out('md5sum </mnt/zstd').split()[0]
+    run(sh, 'umount /mnt')
+    require(got == want, '/mnt/zstd reads back as md5 %s, not %s' % (got, want))
+    require(not sh.out('dmesg | grep -i "btrfs.*preallocate" || true').strip(),
+            'btrfs could not preallocate a compression workspace')
+
+
 @test
 def raid1_btrfs(c):
     """md RAID1 with btrfs: assemble, check, mount; then degraded on one disk."""
@@ -270,6 +287,7 @@ def raid1_btrfs(c):
     dev = '/dev/md/' + md[0]
     run(sh, 'btrfs check --readonly ' + dev)
     read_known(sh, dev, 'raid-known')
+    write_zstd(sh, dev)
     run(sh, 'mdadm --stop ' + dev)
     poweroff(vm)
 
