@@ -84,8 +84,14 @@ $(BUILD)/kernel.settings: FORCE
 # Quiet: kbuild's one-line steps become a progress line every
 # $(KERNEL_PROGRESS) s; warnings and errors pass through as they come.
 KERNEL_PROGRESS ?= 15
+# The kernel's built-in initramfs (usr/: an empty /dev, /dev/console and
+# /root) carries KBUILD_BUILD_TIMESTAMP in its cpio headers, and kbuild does
+# not rebuild it when only the timestamp changes: without the rm, a kernel
+# rebuilt after a new commit keeps the old time and differs from a clean
+# build of that commit.
 $(KERNEL_IMAGE): $(STAMPS)/kernel-configured $(BUILD)/kernel.settings
 	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
+	$(Q)rm -f '$(KERNEL_OUT)/usr/initramfs_data.cpio'
 ifeq ($(V),1)
 	$(Q)$(KMAKE) -j$(KERNEL_JOBS) bzImage
 else
