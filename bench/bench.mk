@@ -63,7 +63,8 @@ bench-build: $(ISO) | deps
 	t2=$$(date +%s.%N); \
 	'$(TOP)/bench/bench.py' build --out '$(BENCH_DIR)' \
 		--clean "$$(echo "$$t1 - $$t0" | bc)" --noop "$$(echo "$$t2 - $$t1" | bc)" \
-		--noop-output "$$(grep -v '^make.*Nothing to be done' '$(BENCH_DIR)/noopbuild.log' | head -5 | tr '\n' ';')"
+		--noop-output "$$(grep -v '^make.*Nothing to be done' '$(BENCH_DIR)/noopbuild.log' | head -5 | tr '\n' ';')" \
+		--kernel-out '$(BENCH_CLEAN)/kernel' --jobs $(KERNEL_JOBS)
 	$(Q)cmp '$(BENCH_CLEAN)/rescue.iso' '$(ISO)' || \
 		{ echo "bench-build: not reproducible: $(BENCH_CLEAN)/rescue.iso differs from $(ISO) (kept for diffoscope)" >&2; exit 1; }
 	$(call msg,BENCH,reproducible: the clean build's ISO is byte-identical to $(ISO))

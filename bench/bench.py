@@ -138,6 +138,10 @@ def boot(cfg, a, mem, name, low_memory=False):
         found = [ts for _, ts, line in kmsgs if re.search(pat, line)]
         if found:
             r[key] = found[0]
+    # UEFI: OVMF's own part ends when it starts the boot loader (shim).
+    handoff = [t for t, line in lines if line.startswith("BdsDxe: starting")]
+    if handoff:
+        r["handoff"] = handoff[0]
     init_lines = [t for t, line in lines if line.startswith("rescue-init: ")]
     if init_lines:
         r["init_msg"] = init_lines[0]       # the init's first console line
@@ -265,10 +269,34 @@ def sizes(a):
     return s
 
 
+def build_time_by_dir(kernel_out, jobs, depth=2):
+    """Where a clean kernel build's time went, from its objects' mtimes:
+    each object is charged the gap since the object finished before it,
+    times the jobs that ran side by side; summed per directory (`depth`
+    path parts). An estimate of CPU seconds, not a measurement of each
+    compile. Returns [(seconds, directory, objects)], largest first."""
+    done = []
+    for root, _, files in os.walk(kernel_out):
+        for f in files:
+            if f.endswith(".o"):
+                path = os.path.join(root, f)
+                done.append((os.stat(path).st_mtime, os.path.relpath(path, kernel_out)))
+    done.sort()
+    by_dir = {}
+    for (t0, _), (t1, rel) in zip(done, done[1:]):
+        d = "/".join(os.path.dirname(rel).split("/")[:depth]) or "."
+        secs, n = by_dir.get(d, (0.0, 0))
+        by_dir[d] = (secs + (t1 - t0) * jobs, n + 1)
+    return sorted(((s, d, n) for d, (s, n) in by_dir.items()), reverse=True)
+
+
 def cmd_build(a):
     res = load(a.out)
     res["build"] = {"clean": a.clean, "noop": a.noop, "noop_output": a.noop_output,
                     "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds")}
+    if a.kernel_out:
+        res["build"]["jobs"] = a.jobs
+        res["build"]["by_dir"] = build_time_by_dir(a.kernel_out, a.jobs)
     save(a.out, res)
     report(a.out)
 
@@ -357,7 +385,9 @@ def report(out):
 
         w("## Where the time goes (medians)\n")
         w("Firmware+bootloader: QEMU start to printk time 0 (host arrival time of "
-          "printk lines minus their timestamps; includes the kernel's decompression). "
+          "printk lines minus their timestamps; includes the kernel's decompression); "
+          "under UEFI, OVMF's own part ends at its `BdsDxe: starting` line, when it "
+          "starts shim. "
           "Kernel: printk timestamps of `VFS: Mounted root` and `Run ... as init process`. "
           "Init: from starting init to the prompt's arrival.\n")
         w("| configuration | firmware+bootloader | kernel until root mounted | "
@@ -370,10 +400,13 @@ def report(out):
                 continue
             m = {k: med([s[k] for s in segs]) for k in segs[0]}
             segmed[cfg.key] = m
-            menu = [r["menu"] for r in res["timing"] if r["config"] == cfg.key and r.get("menu")]
+            rs = [r for r in res["timing"] if r["config"] == cfg.key and r.get("ok")]
+            marks = [("OVMF done at", [r["handoff"] for r in rs if r.get("handoff")]),
+                     ("menu at", [r["menu"] for r in rs if r.get("menu")])]
             fw = fmt(m["firmware"])
-            if menu:
-                fw += " (menu at %s)" % fmt(med(menu))
+            notes = ["%s %s" % (what, fmt(med(ts))) for what, ts in marks if ts]
+            if notes:
+                fw += " (%s)" % ", ".join(notes)
             kr = fmt(m["kernel_root"])
             ki = fmt(m["kernel_init"])
             if not cfg.entry:
@@ -443,6 +476,16 @@ def report(out):
                                    " (the no-op printed: `%s`)" % b["noop_output"][:200]))
     else:
         w("Not measured: run `make bench-build` (a clean kernel build; long).\n")
+    if b and b.get("by_dir"):
+        total = sum(secs for secs, _, _ in b["by_dir"])
+        w("The kernel's slowest directories, estimated from the clean build's object "
+          "mtimes (each object charged the gap since the one finished before it, times "
+          "%d jobs):\n" % b["jobs"])
+        w("| directory | CPU s (est.) | share | objects |")
+        w("|---|---:|---:|---:|")
+        for secs, d, n in b["by_dir"][:15]:
+            w("| `%s` | %.0f | %.0f %% | %d |" % (d, secs, 100 * secs / total, n))
+        w("")
 
     if "timing" in res:
         w("## Goals (reported, not asserted)\n")
@@ -573,6 +616,8 @@ def main():
     b.add_argument("--clean", type=float, required=True)
     b.add_argument("--noop", type=float, required=True)
     b.add_argument("--noop-output", default="")
+    b.add_argument("--kernel-out", help="the clean build's kernel O= directory")
+    b.add_argument("--jobs", type=int, default=1, help="the kernel build's -j")
     p = sub.add_parser("report")
     p.add_argument("--out", required=True)
     a = ap.parse_args()
