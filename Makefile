@@ -134,7 +134,7 @@ help:
 	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'
 	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
 	@echo '                   (BENCH_RUNS=1 BENCH_MEM_LO=0: one boot each, no memory bisection)'
-	@echo '  make bench-build clean and no-op build times (long)'
+	@echo '  make bench-build clean and no-op build times, the slowest kernel directories (long)'
 	@echo '  make check-control  issue 14'"'"'s control: Debian 12 booted by two kernels from the'
 	@echo '                   unpatched tree (two more kernel builds; not part of make check)'
 	@echo 'Try it:'
