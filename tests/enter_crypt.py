@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """Repair 5, the encrypted root: a suite of its own beside tests/enter.py,
-whose fixtures and helpers it uses.  make check leaves it out (make
-check-enter-crypt runs it): under TCG it takes 20 minutes, 15 of them
-update-initramfs, which runs about 15,000 programs.
+whose fixtures and helpers it uses, so that make check runs it beside
+the enter suite, on the other core.
 
 The crypt fixture is Debian 12 as its installer lays out "Guided - use
-entire disk and set up encrypted LVM": /boot, then LUKS2 -> LVM (root,
-swap_1), with an initramfs made on the host, which sees no dm-crypt, so
-it has no cryptroot and the disk does not boot.  The repair opens it at
-the rescue prompt, enters it and runs update-initramfs -u inside.
+entire disk and set up encrypted LVM" (with a targeted initrd,
+MODULES=dep): /boot, then LUKS2 -> LVM (root, swap_1), with an initramfs
+made on the host, which sees no dm-crypt, so it has no cryptroot and the
+disk does not boot.  The repair opens it at the rescue prompt, enters it
+and runs update-initramfs -u inside.
 
     tests/enter_crypt.py --iso build/rescue.iso --logdir build/test-logs
 """

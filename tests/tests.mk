@@ -12,11 +12,10 @@ ISO ?= $(BUILD)/rescue.iso
 TEST_LOGS := $(BUILD)/test-logs
 TESTS ?=
 
-# $(call qemu-suite,NAME,SCRIPT[,manual]): `make check-NAME` runs
-# tests/SCRIPT on the ISO and writes $(TEST_LOGS)/NAME.summary.  `make
-# check` runs it too, unless it is marked manual (too long for CI's time).
+# $(call qemu-suite,NAME,SCRIPT): `make check-NAME` runs tests/SCRIPT on
+# the ISO and writes $(TEST_LOGS)/NAME.summary; `make check` runs it too.
 define qemu-suite
-$(if $(3),MANUAL_SUITES,CHECK_SUITES) += $(1)
+CHECK_SUITES += $(1)
 .PHONY: check-$(1)
 check-$(1): $$(ISO) | deps
 	$$(call msg,CHECK,$(1) tests on $$(ISO) (logs in $$(TEST_LOGS)))
@@ -39,7 +38,7 @@ $(eval $(call qemu-suite,boot,boottest.py))
 $(eval $(call qemu-suite,storage,storage.py))
 $(eval $(call qemu-suite,secureboot,secureboot.py))
 $(eval $(call qemu-suite,enter,enter.py))
-$(eval $(call qemu-suite,enter-crypt,enter_crypt.py,manual))
+$(eval $(call qemu-suite,enter-crypt,enter_crypt.py))
 $(eval $(call qemu-suite,boot-installed,boot_installed.py))
 $(eval $(call qemu-suite,media,media.py))
 include $(TOP)/tests/control.mk
