@@ -4,11 +4,10 @@ whose fixtures and helpers it uses, so that make check runs it beside
 the enter suite, on the other core.
 
 The crypt fixture is Debian 12 as its installer lays out "Guided - use
-entire disk and set up encrypted LVM" (with a targeted initrd,
-MODULES=dep): /boot, then LUKS2 -> LVM (root, swap_1), with an initramfs
-made on the host, which sees no dm-crypt, so it has no cryptroot and the
-disk does not boot.  The repair opens it at the rescue prompt, enters it
-and runs update-initramfs -u inside.
+entire disk and set up encrypted LVM": /boot, then LUKS2 -> LVM (root,
+swap_1), with an initramfs made on the host, which sees no dm-crypt, so
+it has no cryptroot and the disk does not boot.  The repair opens it at
+the rescue prompt, enters it and runs update-initramfs -u inside.
 
     tests/enter_crypt.py --iso build/rescue.iso --logdir build/test-logs
 """
