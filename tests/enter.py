@@ -48,8 +48,8 @@ VARIANT_PACKAGES = {'bios': ['grub-pc'], 'uefi': ['grub-efi-amd64', 'efibootmgr'
 MEM = 512                   # Debian's initramfs unpacks ~36 MiB
 DEBIAN_BOOT_TIMEOUT = 240   # disk alone -> login prompt, under TCG
 REPAIR_TIMEOUT = 600        # grub-install, update-grub under TCG
-# mkinitramfs, even with the fixtures' MODULES=dep, runs hundreds of small
-# programs: the slowest thing under TCG, 2 to 3 minutes on an idle host.
+# mkinitramfs, even with the fixtures' MODULES=dep, is the slowest thing
+# under TCG: 85 to 155 s here.
 INITRAMFS_TIMEOUT = 600
 LOGIN = r'debian12 login: '
 DEBIAN_PROMPT = r'root@debian12:[^\n#]*# '
