@@ -57,6 +57,7 @@ FORCE:
 deps:
 	$(Q)'$(TOP)/scripts/deps.sh' '$(TOP)/scripts/packages.txt'
 
+include $(TOP)/scripts/cache.mk
 include $(TOP)/scripts/kernel.mk
 include $(TOP)/rescue-init/rescue-init.mk
 include $(TOP)/rescue-enter/rescue-enter.mk
@@ -88,8 +89,8 @@ $(sort $(HOST_FILES)): | deps
 # on a lock, never build it twice.  Each suite's output is kept in
 # test-logs/<suite>.out and printed in one piece when it ends.
 CHECK_JOBS ?= 2
-CHECK_ORDER := enter boot storage enter-crypt boot-installed secureboot kconfig build media \
-	rescue-enter rescue-init
+CHECK_ORDER := enter boot storage enter-crypt boot-installed secureboot kconfig build cache \
+	media rescue-enter rescue-init
 CHECK_RUNS := $(filter $(CHECK_SUITES),$(CHECK_ORDER)) $(filter-out $(CHECK_ORDER),$(CHECK_SUITES))
 .PHONY: check
 check: all
@@ -132,6 +133,7 @@ help:
 	@echo '                   ($(CHECK_SUITES)); logs in $(BUILD)/test-logs'
 	@echo '                   (CHECK_JOBS=1: suites one after another; default 2 side by side)'
 	@echo '  make check-<suite>  run one suite'
+	@echo '  make check-cache-cold  check-cache plus a clone built with no cache (a whole kernel build)'
 	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'
 	@echo '  make bench       boot time, memory and size against Debian'"'"'s initramfs shell'
 	@echo '                   (BENCH_RUNS=1 BENCH_MEM_LO=0: one boot each, no memory bisection)'
@@ -146,6 +148,12 @@ help:
 	@echo 'Housekeeping:'
 	@echo '  make clean       remove everything but the extracted kernel tree and kernel build'
 	@echo '  make distclean   remove $(BUILD)'
+	@echo 'Cache (kept between builds, shared by every clone on the machine):'
+	@echo '  RESCUE_CACHE=dir  the kernel'"'"'s compiler cache and the downloaded .debs'
+	@echo '                   (default /var/cache/rescue-iso as root, ~/.cache/rescue-iso'
+	@echo '                   otherwise; now: $(or $(RESCUE_CACHE),none)); RESCUE_CACHE= builds without it'
+	@echo '  RESCUE_CCACHE_SIZE=2G  the compiler cache'"'"'s size limit (ccache evicts past it)'
+	@echo '  clearing it: rm -rf $(or $(RESCUE_CACHE),<the cache>) (the next build is cold)'
 	@echo 'Variables: V=1 (show commands), O=dir (output, default build/),'
 	@echo '  SOURCE_DATE_EPOCH (default: last commit time), TIMEOUT_FACTOR (boot tests),'
 	@echo '  SIGN_KEY= SIGN_CERT= (Secure Boot key pair, PEM; default $(SIGN_DIR)/),'

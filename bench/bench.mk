@@ -4,7 +4,8 @@
 # boot tests' QEMU (TCG) machine from tests/qemu.py: time to a shell prompt,
 # least memory, sizes; the table goes to $(BENCH_DIR)/results.md, the plot
 # to $(BENCH_DIR)/boot-time.png, console logs to $(BENCH_DIR)/logs.
-# make bench-build: clean and no-op build times (a whole kernel build).
+# make bench-build: clean and no-op build times (a whole kernel build, with
+# no build cache: RESCUE_CACHE=).
 #
 # The peer is downloaded (apt-get may refresh the host's package lists) and
 # unpacked under $(BENCH_PEER) only, never installed on this machine; its
@@ -55,7 +56,8 @@ bench-build: $(ISO) | deps
 	$(call msg,BENCH,clean build: make O=$(BENCH_CLEAN) iso (long; log in $(BENCH_DIR)/cleanbuild.log))
 	$(Q)rm -rf '$(BENCH_CLEAN)'; mkdir -p '$(BENCH_DIR)'
 	+$(Q)t0=$$(date +%s.%N); \
-	$(MAKE) --no-print-directory -C '$(TOP)' O='$(BENCH_CLEAN)' iso >'$(BENCH_DIR)/cleanbuild.log' 2>&1 || \
+	$(MAKE) --no-print-directory -C '$(TOP)' O='$(BENCH_CLEAN)' RESCUE_CACHE= iso \
+		>'$(BENCH_DIR)/cleanbuild.log' 2>&1 || \
 		{ echo "bench-build: the clean build failed; see $(BENCH_DIR)/cleanbuild.log" >&2; exit 1; }; \
 	t1=$$(date +%s.%N); \
 	$(MAKE) --no-print-directory -C '$(TOP)' O='$(BENCH_CLEAN)' iso >'$(BENCH_DIR)/noopbuild.log' 2>&1 || \

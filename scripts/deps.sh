@@ -29,8 +29,19 @@ apt-get update -q || {
 	echo "error: apt-get update failed; cannot install:$missing" >&2
 	exit 1
 }
-# shellcheck disable=SC2086
-apt-get install -y -q $missing || {
+# The .deb files are kept in the build cache (scripts/cache.mk), so that a
+# fresh root on this machine (.ci/run) installs them without a download.
+# A cache apt cannot use is left out, never a failed install.
+install() {
+	# shellcheck disable=SC2086
+	apt-get install -y -q "$@" $missing
+}
+debs=${RESCUE_CACHE:+$RESCUE_CACHE/debs}
+if [ -n "$debs" ] && mkdir -p "$debs/partial" 2>/dev/null; then
+	install -o Dir::Cache::Archives="$debs/" -o APT::Sandbox::User=root && exit 0
+	echo "warning: apt-get install with the package cache $debs failed; trying without it" >&2
+fi
+install || {
 	echo "error: apt-get install failed for:$missing" >&2
 	exit 1
 }

@@ -42,11 +42,29 @@ KERNEL_EPOCH := $(or $(KERNEL_EPOCH),$(SOURCE_DATE_EPOCH))
 endif
 endif
 export KERNEL_EPOCH
+KERNEL_SRC_FROM_OUT := $(shell realpath -m --relative-to='$(KERNEL_OUT)' '$(LINUX_SRC)')
 KBUILD_REPRO := \
 	KBUILD_BUILD_TIMESTAMP="$(shell LC_ALL=C date -u -d @$(KERNEL_EPOCH))" \
 	KBUILD_BUILD_USER=rescue KBUILD_BUILD_HOST=rescue-iso \
-	KBUILD_BUILD_VERSION=1
-KMAKE = $(KBUILD_REPRO) $(MAKE) --no-print-directory -C '$(LINUX_SRC)' \
+	KBUILD_BUILD_VERSION=1 KCPPFLAGS='-fmacro-prefix-map=$(KERNEL_SRC_FROM_OUT)/='
+# The compiler cache (scripts/cache.mk): gcc through ccache's masquerade
+# directory, so that kbuild's command lines are the same with the cache or
+# without it (turning it on or off rebuilds nothing).  Kbuild passes
+# absolute paths under $(BUILD); with it as ccache's base_dir, ccache makes
+# them relative to the kernel's output tree, for its hash and for the
+# compiler, so a clone in another directory hits the entries an earlier
+# clone stored.  The compiler then sees ../linux-src/kernel/fork.c where
+# kbuild wrote /abs/build/linux-src/kernel/fork.c, and kbuild's own
+# -fmacro-prefix-map no longer takes the source tree out of __FILE__: the
+# same map for the relative path (in KBUILD_REPRO, so also without the
+# cache, where it matches nothing) keeps the kernel's strings, and so the
+# ISO, the same warm, cold or without the cache.  Each build's hits and
+# misses go to $(KERNEL_CCACHE_LOG).
+KERNEL_CCACHE_LOG := $(KERNEL_OUT)/ccache-stats.log
+KERNEL_CCACHE = $(if $(RESCUE_CACHE),PATH='$(CCACHE_PATH)':"$$PATH" \
+	CCACHE_DIR='$(RESCUE_CACHE)/ccache' CCACHE_BASEDIR='$(BUILD)' \
+	CCACHE_MAXSIZE='$(RESCUE_CCACHE_SIZE)' CCACHE_STATSLOG='$(KERNEL_CCACHE_LOG)')
+KMAKE = $(KBUILD_REPRO) $(KERNEL_CCACHE) $(MAKE) --no-print-directory -C '$(LINUX_SRC)' \
 	O='$(KERNEL_OUT)' $(if $(filter 1,$(V)),V=1)
 
 .PHONY: kernel
@@ -91,7 +109,7 @@ KERNEL_PROGRESS ?= 15
 # build of that commit.
 $(KERNEL_IMAGE): $(STAMPS)/kernel-configured $(BUILD)/kernel.settings
 	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
-	$(Q)rm -f '$(KERNEL_OUT)/usr/initramfs_data.cpio'
+	$(Q)rm -f '$(KERNEL_OUT)/usr/initramfs_data.cpio' '$(KERNEL_CCACHE_LOG)'
 ifeq ($(V),1)
 	$(Q)$(KMAKE) -j$(KERNEL_JOBS) bzImage
 else
@@ -101,6 +119,7 @@ endif
 	$(Q)touch $@
 	@printf '  %-9s %s: %s bytes, release %s\n' KERNEL '$@' \
 		"$$(stat -c %s '$@')" "$$(cat '$(KERNEL_RELEASE_FILE)')"
+	$(Q)'$(TOP)/scripts/ccache-summary' '$(KERNEL_CCACHE_LOG)' '$(RESCUE_CACHE)'
 
 $(KERNEL_RELEASE_FILE): $(KERNEL_IMAGE) ;
 

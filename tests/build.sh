@@ -24,22 +24,17 @@ set -uo pipefail
 
 build=$(realpath "$1") scratch=$2 logdir=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
-log=$logdir/build.log
-passed=0 failed=0
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+suite_init build "$logdir"
 : "${SOURCE_DATE_EPOCH:?}" "${KERNEL_EPOCH:?}"
 export SOURCE_DATE_EPOCH KERNEL_EPOCH
 
-mkdir -p "$logdir"
 rm -rf "$scratch"
 mkdir -p "$scratch"
 scratch=$(realpath "$scratch")
 src=$scratch/src out=$scratch/build iso=$scratch/build/rescue.iso
-: >"$log"
 
-pass() { passed=$((passed + 1)); echo "PASS build: $1" | tee -a "$log"; }
-fail() { failed=$((failed + 1)); echo "FAIL build: $1 (log: $log)" | tee -a "$log"; }
-run() { echo "\$ $*" >>"$log"; "$@" >>"$log" 2>&1; }
-check() { if "${@:2}"; then pass "$1"; else fail "$1"; fi; }
 make_iso() { run make --no-print-directory -C "$src" O="$out" "$@" iso; }
 inode() { stat -c %i "$1" 2>/dev/null; }
 # on_iso PATH: the ISO's `ls -l`-style line for PATH, empty when absent.
@@ -54,17 +49,9 @@ stored() {
 		awk -F' *, *' '/^File data lba:/ { print $3 * 2048, $4 }'
 }
 
-finish() {
-	echo "$passed passed, $failed failed" >"$logdir/build.summary"
-	echo "build: $passed passed, $failed failed"
-	exit $((failed > 0))
-}
-
-# The source tree as git sees it (tracked and untracked, not ignored), mtimes
-# kept; then BUILD's kernel products, stamps and settings, mtimes kept.
-(cd "$top" && git ls-files -z -co --exclude-standard |
-	tar --null --ignore-failed-read -T - -cf - 2>>"$log") | tar -xpf - -C "$scratch" --one-top-level=src ||
-	{ fail "copy the source tree to $src"; finish; }
+# The source tree, then BUILD's kernel products, stamps and settings, mtimes
+# kept.
+copy_source "$top" "$src" || { fail "copy the source tree to $src"; finish; }
 mkdir -p "$out"
 (cd "$build" && find . -maxdepth 1 -type f ! -name '*.iso*' -print0 |
 	tar --null -T - -cf - stamps kernel/.config kernel/include/config/kernel.release \

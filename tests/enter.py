@@ -122,7 +122,10 @@ class Fixture:
         self.variant = variant
         self.uefi = variant == 'uefi'
         base = os.path.join(os.path.dirname(iso), 'fixtures')
-        self.debs = os.path.join(base, 'debs')
+        # The .debs go to the build cache (scripts/cache.mk) when there is
+        # one, beside those `make` downloaded; otherwise next to the disks.
+        cache = os.environ.get('RESCUE_CACHE')
+        self.debs = os.path.join(cache or base, 'debs')
         self.dir = os.path.join(base, 'debian12-%s-%s' % (variant, fixture_key(variant)))
 
     @property

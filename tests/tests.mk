@@ -34,6 +34,19 @@ check-build: $(ISO) $(ISO).sha256 | deps
 	$(Q)SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' KERNEL_EPOCH='$(KERNEL_EPOCH)' \
 		'$(TOP)/tests/build.sh' '$(BUILD)' '$(BUILD)/test-build' '$(TEST_LOGS)'
 
+# make check-cache: the build cache (scripts/cache.mk) -- a fresh clone in
+# another directory builds its kernel from the cache with no miss and the
+# same ISO; an unusable or full cache warns and builds without it.
+# make check-cache-cold adds a clone built with no cache at all (a whole
+# kernel build, 10 to 16 minutes: not part of make check).
+CHECK_SUITES += cache
+.PHONY: check-cache check-cache-cold
+check-cache check-cache-cold: $(ISO) | deps
+	$(call msg,CHECK,cache tests in $(BUILD)/test-cache (log in $(TEST_LOGS)/cache.log))
+	$(Q)SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' KERNEL_EPOCH='$(KERNEL_EPOCH)' \
+		CACHE_COLD=$(if $(filter check-cache-cold,$@),1,0) \
+		'$(TOP)/tests/cache.sh' '$(BUILD)' '$(BUILD)/test-cache' '$(TEST_LOGS)'
+
 $(eval $(call qemu-suite,boot,boottest.py))
 $(eval $(call qemu-suite,storage,storage.py))
 $(eval $(call qemu-suite,secureboot,secureboot.py))
