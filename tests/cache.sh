@@ -8,6 +8,8 @@
 # SOURCE_DATE_EPOCH and KERNEL_EPOCH as the top make has them, and
 # RESCUE_CACHE.  BUILD's ISO was built by `make` with that cache, so the
 # cache holds every object of its kernel.
+# 0. The test fixtures' cache: a hit builds nothing, a fixture changed by
+#    hand or cut off is built again, old and surplus entries are pruned.
 # 1. A fresh clone elsewhere builds its kernel from the cache alone: no
 #    compiler cache miss, and an ISO byte-identical to BUILD's (cold when
 #    BUILD's kernel was built with an empty cache: cold equals warm).
@@ -26,16 +28,30 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 suite_init cache "$logdir"
 : "${SOURCE_DATE_EPOCH:?}" "${KERNEL_EPOCH:?}"
 export SOURCE_DATE_EPOCH KERNEL_EPOCH
-cache=${RESCUE_CACHE:-}
-if [ -z "$cache" ]; then
-	echo "cache: RESCUE_CACHE is empty (no usable build cache): nothing to test" | tee -a "$log"
-	finish
-fi
 
 rm -rf "$scratch"
 mkdir -p "$scratch"
 scratch=$(realpath "$scratch")
 want=$(sha256sum <"$build/rescue.iso" | cut -d' ' -f1)
+
+# 0. The test fixtures' cache (tests/fixture_cache.py): each of its unit
+# tests, on small fixtures in a scratch cache.
+fixtures_out=$scratch/fixture-cache.out
+python3 "$top/tests/fixture_cache_test.py" "$scratch/fixture-cache" >"$fixtures_out" 2>&1
+cat "$fixtures_out" >>"$log"
+while read -r name verdict; do
+	case $verdict in
+	ok) pass "fixture cache: $name" ;;
+	*) fail "fixture cache: $name ($verdict)" ;;
+	esac
+done < <(sed -n 's/^\(test_[a-z_]*\) (.*) \.\.\. \(.*\)$/\1 \2/p' "$fixtures_out")
+grep -q '^OK$' "$fixtures_out" || fail "fixture cache: the unit tests did not all run and pass"
+
+cache=${RESCUE_CACHE:-}
+if [ -z "$cache" ]; then
+	echo "cache: RESCUE_CACHE is empty (no usable build cache): no build cache to test" | tee -a "$log"
+	finish
+fi
 
 # clone NAME: a fresh copy of the source tree in SCRATCH/NAME/src.
 clone() { copy_source "$top" "$scratch/$1/src"; }

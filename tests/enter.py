@@ -24,8 +24,6 @@ rescue prompt (make_crypt_stack); its root is checked from the rescue ISO.
     tests/enter.py --iso build/rescue.iso --logdir build/test-logs [TEST...]
 """
 
-import contextlib
-import fcntl
 import hashlib
 import os
 import re
@@ -34,6 +32,7 @@ import subprocess
 import sys
 import time
 
+import fixture_cache
 import qemu
 from qemu import (Fail, Shell, boot_rescue, host, main, menu, poweroff, require,
                   sha256, test)
@@ -89,17 +88,6 @@ def fixture_key(variant):
     return h.hexdigest()[:12]
 
 
-@contextlib.contextmanager
-def locked(path):
-    """Hold an exclusive lock on the file `path`: suites that run side by
-    side (make check) and need the same fixture wait here for the one
-    that builds it, then find it cached."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, 'a') as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        yield
-
-
 def read_layout(path):
     with open(path) as f:
         return dict(l.strip().split('=', 1) for l in f if '=' in l)
@@ -116,7 +104,8 @@ class Disk:
 
 
 class Fixture:
-    """A cached, bootable Debian 12 disk of one variant."""
+    """A cached, bootable Debian 12 disk of one variant (tests/fixture_cache.py:
+    under RESCUE_CACHE/fixtures/, each hit checked against its checksums)."""
 
     def __init__(self, variant, iso):
         self.variant = variant
@@ -126,7 +115,10 @@ class Fixture:
         # one, beside those `make` downloaded; otherwise next to the disks.
         cache = os.environ.get('RESCUE_CACHE')
         self.debs = os.path.join(cache or base, 'debs')
-        self.dir = os.path.join(base, 'debian12-%s-%s' % (variant, fixture_key(variant)))
+        key = fixture_key(variant)
+        self.unbooted = fixture_cache.Entry(base, 'debian12-%s-unbooted' % variant, key)
+        self.booted = fixture_cache.Entry(base, 'debian12-%s' % variant, key)
+        self.dir = self.booted.dir
 
     @property
     def layout(self):
@@ -158,40 +150,25 @@ class Fixture:
     def ensure_unbooted(self, c):
         """Stage 1, on the host: the system on a disk without boot loader
         (enough for a kernel that mounts its root itself).  Its dir."""
-        unbooted = self.dir + '.unbooted'
-        # One host stage at a time: they share the .deb cache.
-        with locked(self.debs + '.lock'):
-            self._build_unbooted(c, unbooted)
-        return unbooted
-
-    def _build_unbooted(self, c, unbooted):
-        if not os.path.isfile(os.path.join(unbooted, 'done')):
-            c.log.write('[enter] building %s\n' % unbooted)
-            c.log.flush()
-            r = subprocess.run([FIXTURE_SCRIPT, self.variant, unbooted, self.debs],
-                               stdout=c.log, stderr=subprocess.STDOUT)
+        def build(tmp):
+            # One host stage at a time: they share the .deb cache.
+            with fixture_cache.locked(self.debs + '.lock'):
+                r = subprocess.run([FIXTURE_SCRIPT, self.variant, tmp, self.debs],
+                                   stdout=c.log, stderr=subprocess.STDOUT)
             require(r.returncode == 0, 'debian12.sh %s failed (status %d)'
                     % (self.variant, r.returncode))
-            open(os.path.join(unbooted, 'done'), 'w').close()
+        return self.unbooted.get(build, c.log)
 
     def ensure(self, c):
-        """Build the fixture if it is not cached; log to c.log."""
-        with locked(self.dir + '.lock'):
-            self._build(c)
-
-    def _build(self, c):
-        if os.path.isfile(os.path.join(self.dir, 'done')):
-            c.log.write('[enter] fixture %s (cached)\n' % self.dir)
-            return
-        unbooted = self.ensure_unbooted(c)
-        tmp = self.dir + '.tmp'
-        shutil.rmtree(tmp, ignore_errors=True)
-        subprocess.run(['cp', '-r', '--sparse=always', unbooted, tmp], check=True)
-        os.unlink(os.path.join(tmp, 'done'))
-        self.install(c, tmp)
-        open(os.path.join(tmp, 'done'), 'w').close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.rename(tmp, self.dir)
+        """Build the fixture if it is not cached, or not as it was made;
+        log to c.log."""
+        def build(tmp):
+            unbooted = self.ensure_unbooted(c)
+            for name in fixture_cache.files(unbooted):
+                subprocess.run(['cp', '--sparse=always', os.path.join(unbooted, name),
+                                os.path.join(tmp, name)], check=True)
+            self.install(c, tmp)
+        self.booted.get(build, c.log)
 
     def copy(self, c):
         """A private copy of the disk (and variables) for one test."""

@@ -4,9 +4,9 @@ filesystem the kernel mounts, with /dev from devtmpfs and no udev.
 
 The host has no device-mapper and no md, so the fixture disks are made
 inside QEMU by booting this ISO (make_fixtures, one boot), and cached under
-build/fixtures/storage-<key>/, where the key is a hash of the fixture code
-and of the ISO's package manifest (/usr/share/rescue/packages: the tool
-versions). Tests never change the cache: they boot on qcow2 overlays, or on
+RESCUE_CACHE/fixtures/storage-<key>/ (tests/fixture_cache.py), where the key
+is a hash of the fixture code and of the ISO's package manifest
+(/usr/share/rescue/packages: the tool versions). Tests never change the cache: they boot on qcow2 overlays, or on
 raw copies whose sha256 they compare.
 
     tests/storage.py --iso build/rescue.iso --logdir build/test-logs [TEST...]
@@ -18,10 +18,10 @@ import hashlib
 import inspect
 import os
 import re
-import shutil
 import subprocess
 import sys
 
+import fixture_cache
 from qemu import (BAD, CMD_TIMEOUT, Fail, Shell, boot_rescue, host, main, menu,
                   poweroff, require, sha256, test)
 
@@ -109,33 +109,30 @@ def fixture_key(c):
     return h.hexdigest()[:16]
 
 
+ENTRIES = {}
+
+
 def fixtures(c):
-    """The fixture directory, made by booting the ISO once if missing."""
-    root = os.path.join(os.path.dirname(c.iso), 'fixtures')
-    d = os.path.join(root, 'storage-' + fixture_key(c))
-    if os.path.exists(os.path.join(d, 'complete')):
-        c.log.write('\n[storage] fixtures from %s\n' % d)
-        return d
-    c.log.write('\n[storage] making fixtures in %s\n' % d)
-    tmp = d + '.tmp'
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    disks = []
-    for name, mib in FIXTURE_DISKS:
-        path = os.path.join(tmp, name)
-        with open(path, 'wb') as f:
-            f.truncate(mib << 20)
-        disks += ['-drive', 'if=virtio,format=raw,file=' + path]
-    vm = c.machine(c.cdrom() + disks, mem=MEM)
-    menu(vm, 'rescue', default=True)
-    sh = boot_rescue(vm)
-    make_fixtures(sh)
-    poweroff(vm)
-    with open(os.path.join(tmp, 'complete'), 'w') as f:
-        f.write('made by tests/storage.py make_fixtures\n')
-    shutil.rmtree(d, ignore_errors=True)
-    os.rename(tmp, d)
-    return d
+    """The fixture directory (tests/fixture_cache.py), made by booting the
+    ISO once if it is not cached or not as it was made."""
+    key = fixture_key(c)
+    if key not in ENTRIES:
+        ENTRIES[key] = fixture_cache.Entry(
+            os.path.join(os.path.dirname(c.iso), 'fixtures'), 'storage', key)
+
+    def build(tmp):
+        disks = []
+        for name, mib in FIXTURE_DISKS:
+            path = os.path.join(tmp, name)
+            with open(path, 'wb') as f:
+                f.truncate(mib << 20)
+            disks += ['-drive', 'if=virtio,format=raw,file=' + path]
+        vm = c.machine(c.cdrom() + disks, mem=MEM)
+        menu(vm, 'rescue', default=True)
+        sh = boot_rescue(vm)
+        make_fixtures(sh)
+        poweroff(vm)
+    return ENTRIES[key].get(build, c.log)
 
 
 def overlay(c, fixture_dir, name):
