@@ -58,11 +58,15 @@ KBUILD_REPRO := \
 # -fmacro-prefix-map no longer takes the source tree out of __FILE__: the
 # same map for the relative path (in KBUILD_REPRO, so also without the
 # cache, where it matches nothing) keeps the kernel's strings, and so the
-# ISO, the same warm, cold or without the cache.  Each build's hits and
-# misses go to $(KERNEL_CCACHE_LOG).
+# ISO, the same warm, cold or without the cache.  arch/x86/boot and the
+# host tools (objtool, fixdep) compile with -g, for which ccache hashes the
+# working directory: hash_dir off (CCACHE_NOHASHDIR) lets a clone elsewhere
+# hit those too; their debug info then names the first clone's directory,
+# and none of it reaches the bzImage (objcopy -O binary).  Each build's
+# hits and misses go to $(KERNEL_CCACHE_LOG).
 KERNEL_CCACHE_LOG := $(KERNEL_OUT)/ccache-stats.log
 KERNEL_CCACHE = $(if $(RESCUE_CACHE),PATH='$(CCACHE_PATH)':"$$PATH" \
-	CCACHE_DIR='$(RESCUE_CACHE)/ccache' CCACHE_BASEDIR='$(BUILD)' \
+	CCACHE_DIR='$(RESCUE_CACHE)/ccache' CCACHE_BASEDIR='$(BUILD)' CCACHE_NOHASHDIR=1 \
 	CCACHE_MAXSIZE='$(RESCUE_CCACHE_SIZE)' CCACHE_STATSLOG='$(KERNEL_CCACHE_LOG)')
 KMAKE = $(KBUILD_REPRO) $(KERNEL_CCACHE) $(MAKE) --no-print-directory -C '$(LINUX_SRC)' \
 	O='$(KERNEL_OUT)' $(if $(filter 1,$(V)),V=1)

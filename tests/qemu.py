@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -312,7 +313,14 @@ class Machine:
     def stop(self):
         if self.child is not None and self.exitstatus is None:
             self.note('killing QEMU')
-            self.child.close(force=True)
+            try:
+                self.child.close(force=True)
+            except pexpect.ExceptionPexpect:
+                # pexpect waits 0.1 s after SIGKILL; on a loaded host a
+                # QEMU freeing its memory takes longer.  Reap it here
+                # rather than abort the whole suite.
+                self.note('QEMU still there after SIGKILL: waiting for it')
+                reap(self.child.pid, 60)
             self.exitstatus = -1
 
     def monitor(self, *cmds, secs=10):
@@ -353,6 +361,25 @@ class Machine:
             else:
                 raise Fail('type_keys: no key for %r' % ch)
         self.monitor(*['sendkey ' + k for k in keys], secs=5)
+
+
+def reap(pid, secs):
+    """SIGKILL pid and wait up to secs for it to end; a Fail if it does
+    not."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + secs
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done:
+            return
+        time.sleep(0.2)
+    raise Fail('QEMU (pid %d) did not end %d s after SIGKILL' % (pid, secs))
 
 
 # Characters that are not their own QEMU key name (US layout).
