@@ -101,11 +101,15 @@ check: all
 
 # One suite of make check: a failure is in its summary, not make's status.
 .PHONY: $(addprefix check-run-,$(CHECK_SUITES))
+# A suite past its budget (SUITE_BUDGET_<suite> in tests/tests.mk) gets a
+# warning that names its slowest tests (tests/budget).
 $(addprefix check-run-,$(CHECK_SUITES)): check-run-%:
 	$(Q)t=$$(date +%s); \
 	$(MAKE) --no-print-directory check-$* >'$(BUILD)'/test-logs/$*.out 2>&1 || true; \
-	flock '$(BUILD)'/test-logs/.print sh -c 'printf "\n=== suite %s (%s s)\n" "$$1" "$$2"; cat "$$3"' \
-		sh '$*' $$(( $$(date +%s) - t )) '$(BUILD)'/test-logs/$*.out
+	flock '$(BUILD)'/test-logs/.print sh -c \
+		'printf "\n=== suite %s (%s s)\n" "$$1" "$$2"; cat "$$3"; "$$4" "$$1" "$$2" "$$5" "$$3"' \
+		sh '$*' $$(( $$(date +%s) - t )) '$(BUILD)'/test-logs/$*.out \
+		'$(TOP)/tests/budget' '$(SUITE_BUDGET_$*)'
 
 # The README's pictures: QEMU screendumps of the VGA screen.
 .PHONY: screenshots
@@ -132,6 +136,8 @@ help:
 	@echo '  make check       build what is missing, then run every test suite'
 	@echo '                   ($(CHECK_SUITES)); logs in $(BUILD)/test-logs'
 	@echo '                   (CHECK_JOBS=1: suites one after another; default 2 side by side)'
+	@echo '  make check-quick the smoke set while you work (about 5 min): BIOS CD and UEFI USB'
+	@echo '                   to the prompt, rescue.check, the C unit tests'
 	@echo '  make check-<suite>  run one suite'
 	@echo '  make check-cache-cold  check-cache plus a clone built with no cache (a whole kernel build)'
 	@echo '  make fuzz        short bounded libFuzzer run on the init'"'"'s parsers'

@@ -54,4 +54,31 @@ $(eval $(call qemu-suite,enter,enter.py))
 $(eval $(call qemu-suite,enter-crypt,enter_crypt.py))
 $(eval $(call qemu-suite,boot-installed,boot_installed.py))
 $(eval $(call qemu-suite,media,media.py))
+# make check-quick: the smoke set for the loop while you work, about five
+# minutes: the real ISO booted from a BIOS CD and from a UEFI USB stick to
+# the prompt, the rescue.check entry, and the C unit tests.  make check
+# stays the full set.
+CHECK_QUICK_TESTS := bios_cd uefi_usb smoke_check
+.PHONY: check-quick
+check-quick:
+	$(Q)$(MAKE) --no-print-directory check CHECK_SUITES='boot rescue-init rescue-enter' \
+		TESTS='$(CHECK_QUICK_TESTS)'
+
+# Each suite's budget in seconds for make check on a 2-core machine: the
+# last full run's time with room (README, "Tests").  Past it, make check
+# warns and names the suite's slowest tests (tests/budget); the budgets
+# keep .ci/run within its time.
+SUITE_BUDGET_enter := 1400
+SUITE_BUDGET_enter-crypt := 1100
+SUITE_BUDGET_boot := 330
+SUITE_BUDGET_storage := 300
+SUITE_BUDGET_boot-installed := 200
+SUITE_BUDGET_secureboot := 180
+SUITE_BUDGET_cache := 700
+SUITE_BUDGET_build := 360
+SUITE_BUDGET_kconfig := 200
+SUITE_BUDGET_media := 210
+SUITE_BUDGET_rescue-init := 30
+SUITE_BUDGET_rescue-enter := 30
+
 include $(TOP)/tests/control.mk
