@@ -16,10 +16,11 @@ removed after each build; an entry in use (its lock held) never is.
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import shutil
 import time
+
+from qemu import sha256
 
 SUMS = 'SHA256SUMS'
 USED = 'last-used'
@@ -54,14 +55,6 @@ def locked(path, block=True):
         yield True
 
 
-def file_sha256(path):
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(1 << 20), b''):
-            h.update(block)
-    return h.hexdigest()
-
-
 def files(d):
     """Every regular file under d, relative, sorted; the cache's own
     bookkeeping left out."""
@@ -77,7 +70,7 @@ def files(d):
 def write_sums(d):
     """Record every file's sha256 in d/SHA256SUMS (written last: an entry
     without it is incomplete)."""
-    lines = ['%s  %s\n' % (file_sha256(os.path.join(d, rel)), rel) for rel in files(d)]
+    lines = ['%s  %s\n' % (sha256(os.path.join(d, rel)), rel) for rel in files(d)]
     tmp = os.path.join(d, SUMS + '.tmp')
     with open(tmp, 'w') as f:
         f.writelines(lines)
@@ -98,7 +91,7 @@ def check_sums(d):
     if sorted(recorded) != present:
         return 'its files differ from %s' % SUMS
     for rel in present:
-        if file_sha256(os.path.join(d, rel)) != recorded[rel]:
+        if sha256(os.path.join(d, rel)) != recorded[rel]:
             return '%s was changed after it was made' % rel
     return None
 
