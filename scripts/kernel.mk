@@ -1,7 +1,13 @@
 # The kernel: Debian's linux-source tarball, extracted under $(BUILD),
 # patched with patches/, configured from configs/, built out of tree.
 #
-# Stamps: linux-extracted -> linux-patched -> kernel-configured -> bzImage.
+# Stamps: linux-extracted -> linux-patched -> kernel-configured ->
+# kernel-compiled.  What the rest of the build uses are the kernel's
+# products (KERNEL_PRODUCTS: bzImage, .config, kernel.release, System.map),
+# copied out of kbuild's tree into KERNEL_PRODUCTS_DIR, in the same layout,
+# and kept in the build cache under a key of everything they are made from
+# (scripts/kernel-key): a fresh clone whose inputs match takes them from
+# there and extracts and compiles nothing.
 # The lists of patches and of fragments are files too, rewritten only when
 # they change, so that deleting or renaming a patch re-extracts and
 # re-patches the tree and deleting a fragment redoes the config: a
@@ -11,8 +17,11 @@ LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 HOST_FILES += $(LINUX_TARBALL)
 LINUX_SRC ?= $(BUILD)/linux-src
 KERNEL_OUT := $(BUILD)/kernel
-KERNEL_IMAGE := $(KERNEL_OUT)/arch/x86/boot/bzImage
-KERNEL_RELEASE_FILE := $(KERNEL_OUT)/include/config/kernel.release
+KERNEL_PRODUCTS := arch/x86/boot/bzImage include/config/kernel.release .config System.map
+KERNEL_PRODUCTS_DIR := $(BUILD)/kernel-products
+KERNEL_IMAGE := $(KERNEL_PRODUCTS_DIR)/arch/x86/boot/bzImage
+KERNEL_RELEASE_FILE := $(KERNEL_PRODUCTS_DIR)/include/config/kernel.release
+KERNEL_CONFIG_FILE := $(KERNEL_PRODUCTS_DIR)/.config
 KERNEL_JOBS ?= $(shell nproc)
 STAMPS := $(BUILD)/stamps
 
@@ -103,6 +112,53 @@ $(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CONFI
 $(BUILD)/kernel.settings: FORCE
 	$(call write-if-changed,$@,$(KBUILD_REPRO))
 
+# What the products are made from (scripts/kernel-key), rewritten only when
+# it changes (suites of make check that run side by side each work it out:
+# each through a file of its own); its sha256 is the cache entry's key.  The tarball's own
+# sha256 is worked out again only when the tarball changes.
+KERNEL_KEY := $(STAMPS)/kernel.key
+KERNEL_KEY_FILES := $(PATCHES) $(CONFIG_FRAGMENTS) $(TOP)/scripts/kernel.mk \
+	$(LINUX_SOURCE_SH) $(CHECK_CONFIG_SH) $(TOP)/scripts/kernel-key
+$(STAMPS)/linux-tarball.sha256: $(LINUX_TARBALL)
+	$(Q)mkdir -p $(@D) && sha256sum <'$<' | cut -d' ' -f1 >'$@'
+$(KERNEL_KEY): $(STAMPS)/linux-tarball.sha256 $(BUILD)/kernel.settings FORCE
+	$(Q)new='$@'.$$$$; '$(TOP)/scripts/kernel-key' $(STAMPS)/linux-tarball.sha256 \
+		'$(BUILD)/kernel.settings' $(KERNEL_KEY_FILES) >"$$new" && \
+	if cmp -s "$$new" '$@'; then rm "$$new"; else mv "$$new" '$@'; fi
+
+# The products from the cache (RESCUE_CACHE/kernel/kernel-KEY,
+# scripts/cache_entry.py, checked against its SHA256SUMS), else from
+# kbuild (a sub-make: only then are the tree extracted, patched and
+# configured), then stored there.  Entries unused for RESCUE_CACHE_MAX_AGE
+# days, or past KERNEL_CACHE_GB in all, are pruned.
+KERNEL_CACHE_GB ?= 1
+CACHE_ENTRY := $(TOP)/scripts/cache_entry.py
+kernel-cache = python3 '$(CACHE_ENTRY)' $(1) '$(RESCUE_CACHE)/kernel' kernel \
+	"$$(sha256sum <'$(KERNEL_KEY)' | cut -c1-16)"
+$(KERNEL_IMAGE): $(KERNEL_KEY)
+	$(Q)rm -rf '$(KERNEL_PRODUCTS_DIR)'
+ifneq ($(RESCUE_CACHE),)
+	$(Q)if why=$$($(call kernel-cache,restore) '$(KERNEL_PRODUCTS_DIR)' $(KERNEL_PRODUCTS)); then \
+		printf '  %-9s %s\n' KERNEL "from the cache: $$why"; \
+	else \
+		printf '  %-9s %s\n' KERNEL "not in the cache ($$why): building it"; \
+		$(MAKE) --no-print-directory -C '$(TOP)' kernel-compiled && \
+		$(call kernel-products,$(KERNEL_OUT),$(KERNEL_PRODUCTS_DIR)) && \
+		$(call kernel-cache,store) $(KERNEL_CACHE_GB) '$(KERNEL_PRODUCTS_DIR)' \
+			$(KERNEL_PRODUCTS); \
+	fi
+else
+	$(Q)$(MAKE) --no-print-directory -C '$(TOP)' kernel-compiled
+	$(Q)$(call kernel-products,$(KERNEL_OUT),$(KERNEL_PRODUCTS_DIR))
+endif
+	$(Q)touch '$@'
+	@printf '  %-9s %s: %s bytes, release %s\n' KERNEL '$@' \
+		"$$(stat -c %s '$@')" "$$(cat '$(KERNEL_RELEASE_FILE)')"
+# $(call kernel-products,FROM,TO): copy the products from kbuild's tree.
+kernel-products = (cd '$(1)' && tar -cf - $(KERNEL_PRODUCTS)) | \
+	(mkdir -p '$(2)' && tar -xf - -C '$(2)')
+$(KERNEL_CONFIG_FILE): $(KERNEL_IMAGE) ;
+
 # Quiet: kbuild's one-line steps become a progress line every
 # $(KERNEL_PROGRESS) s; warnings and errors pass through as they come.
 KERNEL_PROGRESS ?= 15
@@ -110,8 +166,11 @@ KERNEL_PROGRESS ?= 15
 # /root) carries KBUILD_BUILD_TIMESTAMP in its cpio headers, and kbuild does
 # not rebuild it when only the timestamp changes: without the rm, a kernel
 # rebuilt after a new commit keeps the old time and differs from a clean
-# build of that commit.
-$(KERNEL_IMAGE): $(STAMPS)/kernel-configured $(BUILD)/kernel.settings
+# build of that commit.  kbuild runs whenever the key changes (a new
+# toolchain, say), and itself decides what that rebuilds.
+.PHONY: kernel-compiled
+kernel-compiled: $(STAMPS)/kernel-compiled
+$(STAMPS)/kernel-compiled: $(STAMPS)/kernel-configured $(BUILD)/kernel.settings $(KERNEL_KEY)
 	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
 	$(Q)rm -f '$(KERNEL_OUT)/usr/initramfs_data.cpio' '$(KERNEL_CCACHE_LOG)'
 ifeq ($(V),1)
@@ -120,10 +179,8 @@ else
 	$(Q)set -o pipefail; $(KMAKE) -j$(KERNEL_JOBS) bzImage 2>&1 | \
 		'$(TOP)/scripts/kbuild-progress' $(KERNEL_PROGRESS)
 endif
-	$(Q)touch $@
-	@printf '  %-9s %s: %s bytes, release %s\n' KERNEL '$@' \
-		"$$(stat -c %s '$@')" "$$(cat '$(KERNEL_RELEASE_FILE)')"
 	$(Q)'$(TOP)/scripts/ccache-summary' '$(KERNEL_CCACHE_LOG)' '$(RESCUE_CACHE)'
+	$(Q)touch $@
 
 $(KERNEL_RELEASE_FILE): $(KERNEL_IMAGE) ;
 

@@ -98,7 +98,7 @@ def kernel_devtmpfs(sh, by_kernel=True):
 def test_kernel(c):
     """The kernel that -kernel boots (--kernel, or the ISO's) and the
     symbols of its .config."""
-    default = os.path.join(os.path.dirname(c.iso), 'kernel', 'arch', 'x86', 'boot', 'bzImage')
+    default = os.path.join(os.path.dirname(c.iso), 'kernel-products', 'arch', 'x86', 'boot', 'bzImage')
     kernel = os.path.abspath(qemu.OPTIONS.kernel or default)
     require(os.path.isfile(kernel), 'no kernel at %s' % kernel)
     dotconfig = os.path.join(os.path.dirname(kernel), '..', '..', '..', '.config')
@@ -437,7 +437,7 @@ def installed_crypt(c):
 def options(p):
     p.add_argument('--kernel', help='the bzImage for installed_kernel_root and '
                    'installed_initramfs, in its kbuild output directory '
-                   '(default: the ISO\'s, ISO_DIR/kernel/arch/x86/boot/bzImage)')
+                   '(default: the ISO\'s, ISO_DIR/kernel-products/arch/x86/boot/bzImage)')
 
 
 if __name__ == '__main__':

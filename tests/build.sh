@@ -54,8 +54,7 @@ stored() {
 copy_source "$top" "$src" || { fail "copy the source tree to $src"; finish; }
 mkdir -p "$out"
 (cd "$build" && find . -maxdepth 1 -type f ! -name '*.iso*' -print0 |
-	tar --null -T - -cf - stamps kernel/.config kernel/include/config/kernel.release \
-		kernel/arch/x86/boot/bzImage) | tar -xpf - -C "$out" ||
+	tar --null -T - -cf - stamps kernel-products) | tar -xpf - -C "$out" ||
 	{ fail "seed $out with $build's kernel"; finish; }
 
 # 1. Reproducible in another directory, at another time.

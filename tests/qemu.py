@@ -14,7 +14,6 @@ Buildroot's emulator.py; the code is our own.
 
 import argparse
 import bisect
-import hashlib
 import os
 import re
 import shlex
@@ -26,6 +25,9 @@ import sys
 import time
 
 import pexpect
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'scripts'))
+from cache_entry import sha256  # noqa: E402,F401  (one definition, for the suites)
 
 QEMU = 'qemu-system-x86_64'
 OVMF_DIR = '/usr/share/OVMF'
@@ -648,14 +650,6 @@ def test(func):
     if func.__module__ == '__main__':
         TESTS.append(func)
     return func
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(1 << 20), b''):
-            h.update(block)
-    return h.hexdigest()
 
 
 def host(c, args, env=None):

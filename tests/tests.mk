@@ -35,10 +35,11 @@ check-build: $(ISO) $(ISO).sha256 | deps
 		'$(TOP)/tests/build.sh' '$(BUILD)' '$(BUILD)/test-build' '$(TEST_LOGS)'
 
 # make check-cache: the build cache (scripts/cache.mk) -- a fresh clone in
-# another directory builds its kernel from the cache with no miss and the
-# same ISO; an unusable or full cache warns and builds without it.
-# make check-cache-cold adds a clone built with no cache at all (a whole
-# kernel build, 10 to 16 minutes: not part of make check).
+# another directory takes its kernel from the cache, compiles nothing and
+# gives the same ISO; an unusable or full cache warns and builds without it.
+# make check-cache-cold adds a clone with new kernel inputs compiled through
+# ccache, and one built with no cache at all (two kernel builds, 15 to 30
+# minutes: not part of make check).
 CHECK_SUITES += cache
 .PHONY: check-cache check-cache-cold
 check-cache check-cache-cold: $(ISO) | deps

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""The fixture cache's promises (tests/fixture_cache.py), on small real
-fixtures in a scratch RESCUE_CACHE: a hit builds nothing; a disk changed by
-hand, a file added or removed, and an entry whose build was cut off are
-built again; a changed key is a new entry; old entries and those past the
-size limit are pruned, the one in use never.  Run by make check-cache.
+"""The build cache's entries' promises (scripts/cache_entry.py, through
+tests/fixture_cache.py as the suites use it, and its command line as make
+uses it for the kernel), on small real fixtures in a scratch RESCUE_CACHE:
+a hit builds nothing; a disk changed by hand, a file added or removed, and
+an entry whose build was cut off are built again; a changed key is a new
+entry; old entries and those past the size limit are pruned, the one in
+use never; `restore` copies a stored entry's files, and refuses a missing
+or changed one.  Run by make check-cache.
 
-    tests/fixture_cache_test.py SCRATCH
+    tests/cache_entry_test.py SCRATCH
 """
 
 import io
@@ -17,6 +20,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_cache  # noqa: E402
+import cache_entry  # noqa: E402  (on the path fixture_cache set)
 
 SCRATCH = None
 
@@ -45,7 +49,7 @@ class FixtureCacheTest(unittest.TestCase):
         shutil.rmtree(self.cache, ignore_errors=True)
         os.makedirs(self.cache)
         os.environ['RESCUE_CACHE'] = self.cache
-        os.environ.pop('RESCUE_FIXTURE_MAX_AGE', None)
+        os.environ.pop('RESCUE_CACHE_MAX_AGE', None)
         os.environ.pop('RESCUE_FIXTURE_MAX_GB', None)
         self.log = io.StringIO()
         self.build = Builds()
@@ -85,7 +89,7 @@ class FixtureCacheTest(unittest.TestCase):
 
     def test_cut_off_build_is_not_used(self):
         d = self.get()
-        os.unlink(os.path.join(d, fixture_cache.SUMS))   # as if killed before the end
+        os.unlink(os.path.join(d, cache_entry.SUMS))   # as if killed before the end
         self.get()
         self.assertEqual(self.build.calls, 2)
         self.assertIn('incomplete', self.log.getvalue())
@@ -95,12 +99,12 @@ class FixtureCacheTest(unittest.TestCase):
         b = self.get('k2')
         self.assertNotEqual(a, b)
         self.assertEqual(self.build.calls, 2)
-        self.assertIsNone(fixture_cache.check_sums(a))
+        self.assertIsNone(cache_entry.check_sums(a))
 
     def test_old_entry_pruned(self):
         a = self.get('k1')
-        past = time.time() - 31 * fixture_cache.DAY
-        os.utime(os.path.join(a, fixture_cache.USED), (past, past))
+        past = time.time() - 31 * cache_entry.DAY
+        os.utime(os.path.join(a, cache_entry.USED), (past, past))
         b = self.get('k2')
         self.assertFalse(os.path.exists(a), self.log.getvalue())
         self.assertTrue(os.path.exists(b))
@@ -118,9 +122,9 @@ class FixtureCacheTest(unittest.TestCase):
 
     def test_entry_in_use_not_pruned(self):
         a = self.get('k1')
-        past = time.time() - 31 * fixture_cache.DAY
-        os.utime(os.path.join(a, fixture_cache.USED), (past, past))
-        with fixture_cache.locked(a + '.lock'):
+        past = time.time() - 31 * cache_entry.DAY
+        os.utime(os.path.join(a, cache_entry.USED), (past, past))
+        with cache_entry.locked(a + '.lock'):
             pid = os.fork()
             if pid == 0:    # another suite, while this one holds a's lock
                 try:
@@ -135,6 +139,56 @@ class FixtureCacheTest(unittest.TestCase):
         fallback = os.path.join(self.cache, 'fallback')
         d = fixture_cache.Entry(fallback, 'disk', 'k1').get(self.build, self.log)
         self.assertEqual(d, os.path.join(fallback, 'disk-k1'))
+
+
+class CommandLineTest(unittest.TestCase):
+    """restore and store, as scripts/kernel.mk runs them."""
+
+    def setUp(self):
+        self.base = os.path.join(SCRATCH, self.id().rsplit('.', 1)[-1])
+        shutil.rmtree(self.base, ignore_errors=True)
+        self.root = os.path.join(self.base, 'kernel')
+        self.out = os.path.join(self.base, 'out')
+        os.makedirs(os.path.join(self.out, 'arch'))
+        for rel, text in (('arch/bzImage', 'kernel\n'), ('release', '6.1\n')):
+            with open(os.path.join(self.out, rel), 'w') as f:
+                f.write(text)
+        self.files = ['arch/bzImage', 'release']
+        self.stdout = sys.stdout
+        sys.stdout = io.StringIO()
+
+    def tearDown(self):
+        sys.stdout = self.stdout
+
+    def cli(self, *args):
+        return cache_entry.main(list(args))
+
+    def restore_into(self, d):
+        return self.cli('restore', self.root, 'kernel', 'k1', d, *self.files)
+
+    def test_store_then_restore(self):
+        self.assertEqual(self.restore_into(self.out), 1)
+        self.assertIn('not cached', sys.stdout.getvalue())
+        self.assertEqual(self.cli('store', self.root, 'kernel', 'k1', '1', self.out,
+                                  *self.files), 0)
+        other = os.path.join(self.base, 'clone')
+        self.assertEqual(self.restore_into(other), 0, sys.stdout.getvalue())
+        with open(os.path.join(other, 'arch/bzImage')) as f:
+            self.assertEqual(f.read(), 'kernel\n')
+
+    def test_changed_entry_not_restored(self):
+        self.cli('store', self.root, 'kernel', 'k1', '1', self.out, *self.files)
+        with open(os.path.join(self.root, 'kernel-k1', 'arch/bzImage'), 'a') as f:
+            f.write('x')
+        other = os.path.join(self.base, 'clone')
+        self.assertEqual(self.restore_into(other), 1)
+        self.assertIn('arch/bzImage was changed after it was made', sys.stdout.getvalue())
+        self.assertFalse(os.path.exists(os.path.join(other, 'arch/bzImage')))
+
+    def test_other_file_list_not_restored(self):
+        self.cli('store', self.root, 'kernel', 'k1', '1', self.out, 'release')
+        self.assertEqual(self.restore_into(os.path.join(self.base, 'clone')), 1)
+        self.assertIn('other files', sys.stdout.getvalue())
 
 
 if __name__ == '__main__':
