@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "readonly.h"
 #include "roots.h"
 
 #define BASE_DIR	"/run/rescue-enter"
@@ -61,7 +62,12 @@ static void say(const char *fmt, ...)
 
 /* ------------------------------------------------------- tracked mounts */
 
-static char mounts[MAX_MOUNTS][512];
+/* What we mounted, in order; a --ro mount of a device holds the device
+ * read-only (readonly.h) until it is unmounted. */
+static struct tracked {
+	char dir[512];
+	struct ro_guard guard;
+} mounts[MAX_MOUNTS];
 static size_t n_mounts;
 /* A directory we made in the kernel's devtmpfs: removed once the mount
  * on it is gone, before the devtmpfs itself is unmounted. */
@@ -91,7 +97,25 @@ static int track_mount(const char *src, const char *dir, const char *type,
 	}
 	if (mount(src, dir, type, flags, data))
 		return -1;
-	snprintf(mounts[n_mounts++], sizeof(mounts[0]), "%s", dir);
+	mounts[n_mounts].guard = (struct ro_guard)RO_GUARD_INIT;
+	snprintf(mounts[n_mounts++].dir, sizeof(mounts[0].dir), "%s", dir);
+	return 0;
+}
+
+/* ro_mount() of the block device dev, onto the list as track_mount(). */
+static int track_ro_mount(const char *dev, const char *dir, const char *type,
+			  unsigned long flags, const char *data)
+{
+	struct tracked *m = &mounts[n_mounts];
+
+	if (n_mounts == MAX_MOUNTS) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if (ro_mount(dev, dir, type, flags, data, &m->guard))
+		return -1;
+	snprintf(m->dir, sizeof(m->dir), "%s", dir);
+	n_mounts++;
 	return 0;
 }
 
@@ -106,10 +130,12 @@ static int teardown(void)
 
 	sync();
 	while (n_mounts > 0) {
-		const char *dir = mounts[--n_mounts];
+		struct tracked *m = &mounts[--n_mounts];
+		const char *dir = m->dir;
 
 		if (umount2(dir, UMOUNT_NOFOLLOW) == 0) {
 			say("unmounted %s", dir);
+			ro_guard_end(&m->guard);
 			if (strcmp(dir, made_dir) == 0)
 				rmdir(dir);
 			continue;
@@ -119,6 +145,9 @@ static int teardown(void)
 			    dir, dir);
 		else
 			say("umount %s: %s; left mounted", dir, strerror(errno));
+		if (m->guard.fd >= 0 && !m->guard.was_ro)
+			say("its device stays read-only; after the umount: "
+			    "blockdev --setrw <device>");
 		left++;
 		if (strlen(rest) + strlen(dir) + 2 < sizeof(rest))
 			snprintf(rest + strlen(rest), sizeof(rest) - strlen(rest),
@@ -176,12 +205,6 @@ static void mount_fstab_entry(struct target *t, const struct devlist *l,
 		say("fstab line %u: %s: options too long; skipped", e->line, e->file);
 		return;
 	}
-	if (t->ro) {
-		flags |= MS_RDONLY;
-		if (*ro_mount_data(type))
-			snprintf(data + strlen(data), sizeof(data) - strlen(data),
-				 "%s%s", *data ? "," : "", ro_mount_data(type));
-	}
 	in_target(t, e->file, dir, sizeof(dir));
 	if (!is_dir(dir)) {
 		say("fstab line %u: %s is not a directory in the target; skipped",
@@ -193,7 +216,8 @@ static void mount_fstab_entry(struct target *t, const struct devlist *l,
 		    e->line, e->file, d->path, d->mounted_at);
 		return;
 	}
-	if (track_mount(d->path, dir, type, flags, data)) {
+	if (t->ro ? track_ro_mount(d->path, dir, type, flags, data) :
+		    track_mount(d->path, dir, type, flags, data)) {
 		say("fstab line %u: mount %s (%s) on %s: %s; skipped", e->line,
 		    d->path, type, e->file, strerror(errno));
 		return;
@@ -610,9 +634,8 @@ static int enter(struct target *t, const struct devlist *l)
 		say("mkdir %s: %s", t->dir, strerror(errno));
 		return 1;
 	}
-	if (track_mount(t->dev->path, t->dir, t->dev->id.type,
-			t->ro ? MS_RDONLY : 0,
-			t->ro ? ro_mount_data(t->dev->id.type) : "")) {
+	if (t->ro ? track_ro_mount(t->dev->path, t->dir, t->dev->id.type, 0, "") :
+		    track_mount(t->dev->path, t->dir, t->dev->id.type, 0, "")) {
 		say("mount %s (%s) on %s: %s", t->dev->path, t->dev->id.type,
 		    t->dir, strerror(errno));
 		rmdir(t->dir);

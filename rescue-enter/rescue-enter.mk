@@ -19,13 +19,13 @@ RE_MAX_SIZE := 131072
 # command, the host tests and the fuzzers; rescue-init's mountinfo parser
 # is reused for "is it mounted already".
 RE_PARSE_SRCS := $(RE_SRC)/etcparse.c $(RE_SRC)/probe.c $(RI_SRC)/disksig.c $(RI_SRC)/parse.c
-RE_SRCS := $(RE_SRC)/enter.c $(RE_SRC)/roots.c $(RE_PARSE_SRCS)
-RE_HDRS := $(RE_SRC)/etcparse.h $(RE_SRC)/probe.h $(RE_SRC)/roots.h $(RI_SRC)/parse.h \
+RE_SRCS := $(RE_SRC)/enter.c $(RE_SRC)/roots.c $(RE_SRC)/readonly.c $(RE_PARSE_SRCS)
+RE_HDRS := $(RE_SRC)/etcparse.h $(RE_SRC)/probe.h $(RE_SRC)/readonly.h $(RE_SRC)/roots.h $(RI_SRC)/parse.h \
 	$(RI_SRC)/disksig.h
 RE_DEPS := $(RE_SRCS) $(RE_HDRS) $(RE_SRC)/rescue-enter.mk
 RE_FUZZERS := fstab osrelease probe
 RESCUE_BOOT := $(RE_OUT)/rescue-boot
-RB_SRCS := $(RE_SRC)/boot.c $(RE_SRC)/roots.c $(RE_PARSE_SRCS)
+RB_SRCS := $(RE_SRC)/boot.c $(RE_SRC)/roots.c $(RE_SRC)/readonly.c $(RE_PARSE_SRCS)
 
 # Unlike PID 1 this uses stdio and opendir; fixed-size fields are cut on
 # purpose, hence no -Wformat-truncation.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../rescue-init/parse.h"
+#include "readonly.h"
 #include "roots.h"
 
 #define SYS_BLOCK	"/sys/class/block"
@@ -325,17 +326,6 @@ size_t devs_list_closed(const struct devlist *l, const char *prog)
 	return n;
 }
 
-const char *ro_mount_data(const char *fstype)
-{
-	if (strcmp(fstype, "ext3") == 0 || strcmp(fstype, "ext4") == 0)
-		return "noload";
-	if (strcmp(fstype, "xfs") == 0)
-		return "norecovery";
-	if (strcmp(fstype, "btrfs") == 0)
-		return "rescue=nologreplay";
-	return "";
-}
-
 /* Filesystems an installed root can be on, which the probe can mount. */
 static int root_fstype(const char *type)
 {
@@ -407,6 +397,7 @@ int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
 	       const char **why)
 {
 	const char *dir = d->mounted_at[0] ? d->mounted_at : probe_dir;
+	struct ro_guard guard = RO_GUARD_INIT;
 	char path[512];
 	struct stat st;
 	int is_root;
@@ -424,9 +415,8 @@ int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
 	}
 	if (!d->mounted_at[0]) {
 		mkdir(probe_dir, 0700);
-		if (mount(d->path, probe_dir, d->id.type,
-			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			  ro_mount_data(d->id.type))) {
+		if (ro_mount(d->path, probe_dir, d->id.type,
+			     MS_NOSUID | MS_NODEV | MS_NOEXEC, "", &guard)) {
 			*why = strerror(errno);
 			return -1;
 		}
@@ -441,9 +431,11 @@ int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
 	else
 		*why = "no /etc/os-release and /etc/fstab";
 	if (!d->mounted_at[0] && umount2(probe_dir, 0)) {
+		/* Still mounted: the device stays read-only with it. */
 		*why = strerror(errno);
 		return -1;
 	}
+	ro_guard_end(&guard);
 	return is_root;
 }
 

@@ -84,7 +84,8 @@ struct root {
 
 /*
  * Is d an installed system's root?  Mounts it read-only at probe_dir
- * (unless it is mounted already), looks, unmounts.  1 yes (r filled),
+ * (unless it is mounted already), with the device itself read-only
+ * meanwhile (readonly.h), looks, unmounts.  1 yes (r filled),
  * 0 no (*why says why), -1 could not look (*why says why).
  */
 int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
@@ -93,10 +94,6 @@ int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
 /* Every root among l's devices, up to max; returns how many. */
 size_t roots_find(const struct devlist *l, const char *probe_dir,
 		  struct root *out, size_t max);
-
-/* mount(2) data that keeps a read-only mount from writing: no journal
- * replay.  "" for filesystems that need nothing. */
-const char *ro_mount_data(const char *fstype);
 
 /*
  * A file of an installed system, opened with every symlink resolved

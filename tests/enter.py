@@ -530,9 +530,10 @@ def repair_initramfs(c):
     boots_and_logs_in(c, f, disk, f.layout['ROOT_PASSWORD'])
 
 
-def tiny_root(c, name, pretty, dirs=()):
+def tiny_root(c, name, pretty, dirs=(), files=(), links=(), size='16M'):
     """A tiny installed root on a whole ext4 disk labelled `name`:
-    /etc/os-release (PRETTY_NAME `pretty`) and /etc/fstab, plus `dirs`."""
+    /etc/os-release (PRETTY_NAME `pretty`) and /etc/fstab, plus `dirs`,
+    `files` ((path, bytes) pairs) and symlinks ((path, target) pairs)."""
     tree = os.path.join(c.work, name)
     for d in ('etc',) + tuple(dirs):
         os.makedirs(os.path.join(tree, d))
@@ -540,15 +541,55 @@ def tiny_root(c, name, pretty, dirs=()):
         f.write('PRETTY_NAME="%s"\nID=%s\nVERSION_ID=1\n' % (pretty, name))
     with open(os.path.join(tree, 'etc', 'fstab'), 'w') as f:
         f.write('LABEL=%s / ext4 defaults 0 1\n' % name)
+    for rel, data in files:
+        with open(os.path.join(tree, rel), 'wb') as f:
+            f.write(data)
+            os.fchmod(f.fileno(), 0o755 if data.startswith(b'\x7fELF') else 0o644)
+    for rel, target in links:
+        os.symlink(target, os.path.join(tree, rel))
     path = os.path.join(c.work, name + '.img')
-    r = host(c, ['mke2fs', '-q', '-t', 'ext4', '-L', name, '-d', tree, path, '16M'])
+    r = host(c, ['mke2fs', '-q', '-t', 'ext4', '-L', name, '-d', tree, path, size])
     require(r.returncode == 0, 'mke2fs of the tiny root %s failed' % name)
     return Disk(path)
 
 
+def crash(c, disk):
+    """Make the tiny root on disk look like a crashed machine's: its
+    /orphan becomes an orphan inode (a file deleted while still open: its
+    blocks are freed at the next read-write mount) and needs_recovery is
+    set.  With debugfs, no kernel."""
+    r = host(c, ['debugfs', '-R', 'stat /orphan', disk.path])
+    m = re.search(r'^Inode: (\d+)', r.stdout, re.M)
+    require(m, 'debugfs stat /orphan: %s' % (r.stdout + r.stderr)[-300:])
+    script = disk.path + '.debugfs'
+    with open(script, 'w') as f:
+        f.write('unlink /orphan\nset_inode_field <{0}> links_count 0\n'
+                'set_super_value last_orphan {0}\nfeature needs_recovery\n'.format(m.group(1)))
+    host(c, ['debugfs', '-w', '-f', script, disk.path])
+    r = host(c, ['dumpe2fs', '-h', disk.path])
+    require('needs_recovery' in r.stdout and 'First orphan inode:       %s' % m.group(1)
+            in r.stdout, 'the crashed ext4 lacks its orphan or needs_recovery: %s' % r.stdout)
+    return disk
+
+
+ORPHAN = ('orphan', os.urandom(200000))
+
+
+def crashed_ext4(c):
+    """A crashed machine's 64 MiB ext4 root ("Crashed Linux 1", a static
+    busybox for its shell): one orphan inode, needs_recovery set."""
+    with open('/bin/busybox', 'rb') as f:      # busybox-static
+        busybox = f.read()
+    return crash(c, tiny_root(c, 'crashed', 'Crashed Linux 1 (test)', size='64M',
+                              dirs=('bin', 'proc', 'sys', 'dev', 'run', 'tmp'),
+                              files=[ORPHAN, ('bin/busybox', busybox)],
+                              links=[('bin/' + n, 'busybox') for n in ('sh', 'cat', 'touch')]))
+
+
 def other_root(c):
-    """A second installed root: "Other Linux 1"."""
-    return tiny_root(c, 'other', 'Other Linux 1 (test)')
+    """A second installed root: "Other Linux 1", from a machine that
+    crashed (crash()): looking at it must not clean it up."""
+    return crash(c, tiny_root(c, 'other', 'Other Linux 1 (test)', files=[ORPHAN]))
 
 
 def closed_luks(c):
@@ -657,6 +698,64 @@ def enter_behaviour(c):
     for path, before in sums.items():
         require(sha256(path) == before, '%s changed: looking must not write' % path)
     fsck_clean(c, disk, f.layout)
+
+
+CRASHED_PROMPT = r'\[chroot crashed-1 sda( ro)?\] [^\n#]*# '
+
+
+@test
+def looking_never_writes(c):
+    """A crashed ext4 (an orphan inode, needs_recovery) stays bit-identical
+    through the banner, rescue-enter --list, a rescue-enter --ro session
+    and rescue-boot answered no; rescue-enter without --ro then cleans the
+    orphan up, as the user asked, and fsck is clean."""
+    disk = crashed_ext4(c)
+    before = sha256(disk.path)
+    vm, sh = rescue_with_disk(c, disk)
+
+    def unchanged(after):
+        out = sh.out('sha256sum /dev/sda', secs=120)
+        require(out.split()[0] == before, '/dev/sda changed by %s: looking must not write' % after)
+        out = sh.out('blockdev --getro /dev/sda').strip()
+        require(out == '0', 'after %s /dev/sda is left read-only (blockdev --getro: %s)'
+                % (after, out))
+        no_enter_mounts(sh)
+
+    unchanged('the boot and the banner')
+    out = sh.out('rescue-enter --list 2>&1')
+    require(re.search(r'/dev/sda +ext4 +Crashed Linux 1 \(test\)', out),
+            '--list does not find the crashed root: %s' % out)
+    unchanged('rescue-enter --list')
+
+    inner = enter(vm, 'rescue-enter --ro sda', prompt=CRASHED_PROMPT)
+    require('Crashed Linux' in inner.out('cat /etc/os-release'), 'not inside the crashed root')
+    st, out = inner.run('touch /rescue-was-here', ok=False)
+    require(st != 0 and 'Read-only file system' in out, 'touch worked under --ro: %s' % out)
+    vm.type_line('exit')
+    vm.wait(r'rescue-enter: left crashed-1; all unmounted', 'rescue-enter to unmount all', 60)
+    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    unchanged('a rescue-enter --ro session')
+
+    vm.type_line('rescue-boot sda')
+    vm.wait(r'Boot Crashed Linux 1 \(test\) on /dev/sda with the rescue kernel\?[^\n]*\[y/N\] ',
+            'rescue-boot\'s question', 60)
+    vm.type_line('n')
+    vm.wait(r'rescue-boot: nothing done', 'rescue-boot to do nothing', 30)
+    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    unchanged('rescue-boot answered no')
+
+    # Asked to change it: the orphan is cleaned up.
+    enter(vm, 'rescue-enter sda', prompt=CRASHED_PROMPT)
+    vm.type_line('exit')
+    vm.wait(r'rescue-enter: left crashed-1; all unmounted', 'rescue-enter to unmount all', 60)
+    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    poweroff(vm)
+    r = host(c, ['dumpe2fs', '-h', disk.path])
+    require('First orphan inode' not in r.stdout,
+            'rescue-enter (read-write) left the orphan inode: %s' % r.stdout[-400:])
+    r = host(c, ['e2fsck', '-fn', disk.path])
+    require(r.returncode == 0, 'e2fsck -fn after the read-write enter: status %d: %s'
+            % (r.returncode, (r.stdout + r.stderr).strip()[-300:]))
 
 
 if __name__ == '__main__':
