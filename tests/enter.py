@@ -701,41 +701,100 @@ def enter_behaviour(c):
 
 
 CRASHED_PROMPT = r'\[chroot crashed-1 sda( ro)?\] [^\n#]*# '
+# The dirty xfs and btrfs roots, as sdb and sdc.
+DIRTY = {'sdb': ('xfs', 'Dirty XFS 1 (test)', 'dirtyxfs-1'),
+         'sdc': ('btrfs', 'Dirty Btrfs 1 (test)', 'dirtybtrfs-1')}
+
+
+def dirty_xfs_btrfs(c):
+    """An xfs and a btrfs root, each left as a machine that lost power
+    leaves it: a file fsync'ed last, which the xfs has only in its log
+    (log dirty: mount replays it) and the btrfs only in its log tree
+    (log_root set).  mkfs on the host; the roots filled and the power cut
+    in one boot of the ISO (the host's kernel is not ours to use)."""
+    xfs = Disk(c.image('dirtyxfs.img', 320))
+    r = host(c, ['mkfs.xfs', '-q', '-L', 'dirtyxfs', xfs.path])
+    require(r.returncode == 0, 'mkfs.xfs: %s' % r.stderr[-300:])
+    btrfs = Disk(c.image('dirtybtrfs.img', 160))
+    r = host(c, ['mkfs.btrfs', '-q', '-L', 'dirtybtrfs', btrfs.path])
+    require(r.returncode == 0, 'mkfs.btrfs: %s' % r.stderr[-300:])
+    vm = c.machine(c.cdrom() + hd(xfs, 1) + hd(btrfs, 2, unit=1, name='hd2'), mem=MEM)
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    for dev, (fstype, pretty, tag) in (('sda', DIRTY['sdb']), ('sdb', DIRTY['sdc'])):
+        name, version = tag.rsplit('-', 1)
+        sh.run('mkdir -p /tmp/t/{0} && mount -t {1} /dev/{0} /tmp/t/{0} && cd /tmp/t/{0} && '
+               'mkdir etc bin proc sys dev run tmp && cp /bin/busybox bin/ && '
+               'for n in sh cat touch; do ln -s busybox bin/$n; done && '
+               'printf \'PRETTY_NAME="{2}"\\nID={3}\\nVERSION_ID={4}\\n\' >etc/os-release && '
+               'echo "LABEL={3} / {1} defaults 0 1" >etc/fstab && cd / && '
+               # Unmounted cleanly, so that the root is in place, not only
+               # in the log (a look replays nothing).
+               'umount /tmp/t/{0} && mount -t {1} /dev/{0} /tmp/t/{0}'
+               .format(dev, fstype, pretty, name, version))
+    # Last, after every commit: a file only the log holds, fsync'ed.
+    sh.run('for d in sda sdb; do head -c 100000 /dev/urandom >/tmp/t/$d/last && '
+           'sync /tmp/t/$d/last; done')
+    vm.stop()       # the power cut: no unmount
+    r = host(c, ['xfs_repair', '-n', xfs.path])
+    require('log' in r.stdout + r.stderr and r.returncode != 0,
+            'the xfs log is not dirty (xfs_repair -n: %s)' % (r.stdout + r.stderr)[-300:])
+    r = host(c, ['btrfs', 'inspect-internal', 'dump-super', btrfs.path])
+    m = re.search(r'^log_root\s+(\d+)', r.stdout, re.M)
+    require(m and m.group(1) != '0', 'the btrfs has no log tree: %s' % r.stdout[-600:])
+    return xfs, btrfs
 
 
 @test
 def looking_never_writes(c):
-    """A crashed ext4 (an orphan inode, needs_recovery) stays bit-identical
-    through the banner, rescue-enter --list, a rescue-enter --ro session
-    and rescue-boot answered no; rescue-enter without --ro then cleans the
-    orphan up, as the user asked, and fsck is clean."""
-    disk = crashed_ext4(c)
-    before = sha256(disk.path)
-    vm, sh = rescue_with_disk(c, disk)
+    """A crashed ext4 (an orphan inode, needs_recovery), an xfs with a
+    dirty log and a btrfs with a log tree stay bit-identical through the
+    banner, rescue-enter --list, a rescue-enter --ro session in each and
+    rescue-boot answered no, and each device's read-only flag is put back;
+    entering each without --ro then replays it, as the user asked, and its
+    fsck is clean."""
+    disks = {'sda': crashed_ext4(c)}
+    disks['sdb'], disks['sdc'] = dirty_xfs_btrfs(c)
+    before = {dev: sha256(d.path) for dev, d in disks.items()}
+    vm = c.machine(c.cdrom() + hd(disks['sda'], 1) + hd(disks['sdb'], 2, unit=1, name='hd2') +
+                   hd(disks['sdc'], 3, bus='ide.1', unit=1, name='hd3'), mem=MEM)
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    prompt = {'sda': CRASHED_PROMPT}
+    prompt.update((dev, r'\[chroot %s %s( ro)?\] [^\n#]*# ' % (tag, dev))
+                  for dev, (_, _, tag) in DIRTY.items())
 
     def unchanged(after):
-        out = sh.out('sha256sum /dev/sda', secs=120)
-        require(out.split()[0] == before, '/dev/sda changed by %s: looking must not write' % after)
-        out = sh.out('blockdev --getro /dev/sda').strip()
-        require(out == '0', 'after %s /dev/sda is left read-only (blockdev --getro: %s)'
-                % (after, out))
+        for dev in sorted(disks):
+            out = sh.out('sha256sum /dev/%s' % dev, secs=300)
+            require(out.split()[0] == before[dev],
+                    '/dev/%s changed by %s: looking must not write' % (dev, after))
+            out = sh.out('blockdev --getro /dev/%s' % dev).strip()
+            require(out == '0', 'after %s /dev/%s is left read-only (blockdev --getro: %s)'
+                    % (after, dev, out))
         no_enter_mounts(sh)
+
+    def session(cmd, dev):
+        inner = enter(vm, cmd, prompt=prompt[dev])
+        require('PRETTY_NAME' in inner.out('cat /etc/os-release'), 'not inside %s' % dev)
+        if '--ro' in cmd:
+            st, out = inner.run('touch /rescue-was-here', ok=False)
+            require(st != 0 and 'Read-only file system' in out,
+                    'touch worked under --ro on %s: %s' % (dev, out))
+        vm.type_line('exit')
+        vm.wait(r'rescue-enter: left [\w.-]+; all unmounted', 'rescue-enter to unmount all', 60)
+        vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
 
     unchanged('the boot and the banner')
     out = sh.out('rescue-enter --list 2>&1')
-    require(re.search(r'/dev/sda +ext4 +Crashed Linux 1 \(test\)', out),
-            '--list does not find the crashed root: %s' % out)
+    for want in (r'/dev/sda +ext4 +Crashed Linux 1 \(test\)',
+                 r'/dev/sdb +xfs +Dirty XFS 1 \(test\)',
+                 r'/dev/sdc +btrfs +Dirty Btrfs 1 \(test\)'):
+        require(re.search(want, out), '--list lacks /%s/: %s' % (want, out))
     unchanged('rescue-enter --list')
-
-    inner = enter(vm, 'rescue-enter --ro sda', prompt=CRASHED_PROMPT)
-    require('Crashed Linux' in inner.out('cat /etc/os-release'), 'not inside the crashed root')
-    st, out = inner.run('touch /rescue-was-here', ok=False)
-    require(st != 0 and 'Read-only file system' in out, 'touch worked under --ro: %s' % out)
-    vm.type_line('exit')
-    vm.wait(r'rescue-enter: left crashed-1; all unmounted', 'rescue-enter to unmount all', 60)
-    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
-    unchanged('a rescue-enter --ro session')
-
+    for dev in sorted(disks):
+        session('rescue-enter --ro %s' % dev, dev)
+        unchanged('a rescue-enter --ro session on /dev/%s' % dev)
     vm.type_line('rescue-boot sda')
     vm.wait(r'Boot Crashed Linux 1 \(test\) on /dev/sda with the rescue kernel\?[^\n]*\[y/N\] ',
             'rescue-boot\'s question', 60)
@@ -744,19 +803,22 @@ def looking_never_writes(c):
     vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
     unchanged('rescue-boot answered no')
 
-    # Asked to change it: the orphan is cleaned up.
-    enter(vm, 'rescue-enter sda', prompt=CRASHED_PROMPT)
-    vm.type_line('exit')
-    vm.wait(r'rescue-enter: left crashed-1; all unmounted', 'rescue-enter to unmount all', 60)
-    vm.wait(qemu.PROMPT, 'the rescue prompt', 30)
+    # Asked to change them: each is replayed, or its orphan cleaned up.
+    for dev in sorted(disks):
+        session('rescue-enter %s' % dev, dev)
     poweroff(vm)
-    r = host(c, ['dumpe2fs', '-h', disk.path])
+    r = host(c, ['dumpe2fs', '-h', disks['sda'].path])
     require('First orphan inode' not in r.stdout,
             'rescue-enter (read-write) left the orphan inode: %s' % r.stdout[-400:])
-    r = host(c, ['e2fsck', '-fn', disk.path])
-    require(r.returncode == 0, 'e2fsck -fn after the read-write enter: status %d: %s'
-            % (r.returncode, (r.stdout + r.stderr).strip()[-300:]))
-
+    for what, cmd in (('e2fsck -fn', ['e2fsck', '-fn', disks['sda'].path]),
+                      ('xfs_repair -n', ['xfs_repair', '-n', disks['sdb'].path]),
+                      ('btrfs check', ['btrfs', 'check', disks['sdc'].path])):
+        r = host(c, cmd)
+        require(r.returncode == 0, '%s after the read-write enter: status %d: %s'
+                % (what, r.returncode, (r.stdout + r.stderr).strip()[-300:]))
+    r = host(c, ['btrfs', 'inspect-internal', 'dump-super', disks['sdc'].path])
+    require(re.search(r'^log_root\s+0$', r.stdout, re.M),
+            'the btrfs log tree was not replayed: %s' % r.stdout[-600:])
 
 if __name__ == '__main__':
     sys.exit(main(__doc__))
