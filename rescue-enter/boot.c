@@ -589,9 +589,8 @@ static int request(const char *arg)
 	const char *why;
 	struct devlist l;
 	struct root r;
-	sigset_t stop, old;
 	FILE *f;
-	int ret = 1, found;
+	int ret = 1;
 
 	if (!in_rescue_system()) {
 		say("not running in the rescue system (no %s from the rescue "
@@ -607,21 +606,7 @@ static int request(const char *arg)
 		say("cannot list block devices: %s", strerror(errno));
 		return 1;
 	}
-	/*
-	 * The look mounts each candidate with its device read-only
-	 * (readonly.h): a Ctrl-C in the middle must not leave either behind,
-	 * so it waits until the look is over; nothing is mounted at the
-	 * question.
-	 */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	found = find_root(&l, arg, &r, &why);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	switch (found) {
+	switch (find_root(&l, arg, &r, &why)) {
 	case 1:		/* opening is for the person at this shell */
 		say("%s", why);
 		devs_list_closed(&l, PROG);

@@ -711,11 +711,7 @@ int main(int argc, char **argv)
 		say("must run as root");
 		return 1;
 	}
-	sigemptyset(&stop_sigs);
-	sigaddset(&stop_sigs, SIGINT);
-	sigaddset(&stop_sigs, SIGTERM);
-	sigaddset(&stop_sigs, SIGHUP);
-	sigaddset(&stop_sigs, SIGQUIT);
+	stop_signal_set(&stop_sigs);
 	mkdir(BASE_DIR, 0700);
 	if (devs_scan(&l)) {
 		say("cannot list block devices in /sys/class/block: %s", strerror(errno));

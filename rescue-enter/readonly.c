@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -78,4 +79,26 @@ int ro_mount(const char *dev, const char *dir, const char *type,
 	ro_guard_end(g);
 	errno = err;
 	return -1;
+}
+
+void stop_signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
+void look_begin(sigset_t *old)
+{
+	sigset_t stop;
+
+	stop_signal_set(&stop);
+	sigprocmask(SIG_BLOCK, &stop, old);
+}
+
+void look_end(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
 }

@@ -13,6 +13,8 @@
 #ifndef RESCUE_READONLY_H
 #define RESCUE_READONLY_H
 
+#include <signal.h>
+
 /* A block device held read-only; RO_GUARD_INIT holds nothing. */
 struct ro_guard {
 	int fd;			/* the device, open while it is held */
@@ -42,5 +44,16 @@ const char *ro_mount_data(const char *fstype);
  */
 int ro_mount(const char *dev, const char *dir, const char *type,
 	     unsigned long flags, const char *data, struct ro_guard *g);
+
+/*
+ * The signals that ask us to stop (INT, TERM, HUP, QUIT): a look holds
+ * them off while its mount and the device's read-only flag are in place,
+ * so that Ctrl-C can leave neither behind; they take effect when the look
+ * is over.
+ */
+void stop_signal_set(sigset_t *set);
+/* Block them; *old is the mask to give look_end(). */
+void look_begin(sigset_t *old);
+void look_end(const sigset_t *old);
 
 #endif

@@ -398,6 +398,7 @@ int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
 {
 	const char *dir = d->mounted_at[0] ? d->mounted_at : probe_dir;
 	struct ro_guard guard = RO_GUARD_INIT;
+	sigset_t old;
 	char path[512];
 	struct stat st;
 	int is_root;
@@ -413,11 +414,13 @@ int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
 		*why = "the running rescue system";
 		return 0;
 	}
+	look_begin(&old);
 	if (!d->mounted_at[0]) {
 		mkdir(probe_dir, 0700);
 		if (ro_mount(d->path, probe_dir, d->id.type,
 			     MS_NOSUID | MS_NODEV | MS_NOEXEC, "", &guard)) {
 			*why = strerror(errno);
+			look_end(&old);
 			return -1;
 		}
 	}
@@ -433,9 +436,11 @@ int root_check(const struct blkdev *d, const char *probe_dir, struct root *r,
 	if (!d->mounted_at[0] && umount2(probe_dir, 0)) {
 		/* Still mounted: the device stays read-only with it. */
 		*why = strerror(errno);
+		look_end(&old);
 		return -1;
 	}
 	ro_guard_end(&guard);
+	look_end(&old);
 	return is_root;
 }
 

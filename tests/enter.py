@@ -26,6 +26,7 @@ rescue prompt (make_crypt_stack); its root is checked from the rescue ISO.
 
 import hashlib
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -819,6 +820,53 @@ def looking_never_writes(c):
     r = host(c, ['btrfs', 'inspect-internal', 'dump-super', disks['sdc'].path])
     require(re.search(r'^log_root\s+0$', r.stdout, re.M),
             'the btrfs log tree was not replayed: %s' % r.stdout[-600:])
+
+
+@test
+def interrupted_looks_leave_nothing(c):
+    """SIGINT at a random moment of a look (rescue-enter --list, and
+    rescue-boot looking before its question), 20 times over the crashed
+    ext4, the dirty xfs and the btrfs: each time nothing of the disks
+    stays mounted, no device stays read-only, and the next rescue-enter
+    --list finds all three."""
+    disks = [crashed_ext4(c)] + list(dirty_xfs_btrfs(c))
+    vm = c.machine(c.cdrom() + hd(disks[0], 1) + hd(disks[1], 2, unit=1, name='hd2') +
+                   hd(disks[2], 3, bus='ide.1', unit=1, name='hd3'), mem=MEM)
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    # How long one look takes here (the shortest of three, caches warm):
+    # the signal comes within it.
+    out = sh.out('for i in 1 2 3; do time sh -c "rescue-enter --list >/dev/null 2>&1"; done',
+                 ok=False)
+    times = [int((int(m) * 60 + float(sec)) * 1e6)
+             for m, sec in re.findall(r'real\s+(\d+)m\s*([\d.]+)s', out)]
+    require(len(times) == 3, 'no times for rescue-enter --list: %s' % out)
+    look_us = min(times)
+    rng = random.Random(33)
+    killed = 0
+    for i in range(20):
+        prog = 'rescue-enter --list' if i % 2 == 0 else 'rescue-boot sda </dev/null'
+        delay = rng.randrange(0, max(look_us, 1000))
+        out = sh.out('%s >/tmp/look.out 2>&1 & p=$!; usleep %d; '
+                     'sed -n "s/^SigIgn:/ignored/p" /proc/$p/status; kill -INT $p 2>/dev/null; '
+                     'wait $p; echo "status $?"' % (prog, delay), ok=False)
+        ign = re.search(r'ignored\s+([0-9a-f]+)', out)
+        require(not ign or not int(ign.group(1), 16) & 2,
+                'the shell started %s with SIGINT ignored: this test would prove nothing' % prog)
+        killed += 'status 130' in out
+        left = sh.out('grep "^/dev/sd" /proc/mounts', ok=False).strip()
+        require(not left, 'SIGINT after %d us of `%s` left mounted: %s' % (delay, prog, left))
+        ro = sh.out('for d in sda sdb sdc; do blockdev --getro /dev/$d; done').split()
+        require(ro == ['0', '0', '0'], 'SIGINT after %d us of `%s` left read-only flags %s '
+                '(sda sdb sdc)' % (delay, prog, ' '.join(ro)))
+    vm.note('%d of 20 runs were stopped by the SIGINT (a look takes %d us)' % (killed, look_us))
+    require(killed >= 5, 'only %d of 20 runs were still looking when SIGINT came: '
+            'this test would prove nothing' % killed)
+    out = sh.out('rescue-enter --list 2>&1')
+    require('found 3 installed Linux systems' in out, 'the next --list: %s' % out)
+    poweroff(vm)
+
+
 
 if __name__ == '__main__':
     sys.exit(main(__doc__))
