@@ -615,13 +615,15 @@ static const struct root *ask_root(const struct devlist *l,
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rescue-enter [--ro] [DEVICE]\n"
+		"usage: rescue-enter [--ro | --rw] [DEVICE]\n"
 		"       rescue-enter --list\n"
 		"Enter an installed Linux system: mount it (and its /boot, /boot/efi,\n"
 		"/usr, /var), run its root shell chrooted; `exit` unmounts it all.\n"
 		"DEVICE: /dev/sda2, sda2, UUID=..., LABEL=...; without it the\n"
-		"installed systems are looked for.  --ro mounts everything read-only.\n"
-		"--list only lists what it finds.\n");
+		"installed systems are looked for (looking never writes).\n"
+		"--ro mounts everything read-only, the devices too: nothing is written.\n"
+		"--rw (the default) mounts read-write: a crashed filesystem's journal\n"
+		"or log is replayed.  --list only lists what it finds.\n");
 }
 
 static int enter(struct target *t, const struct devlist *l)
@@ -686,6 +688,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--ro") == 0) {
 			t.ro = 1;
+		} else if (strcmp(argv[i], "--rw") == 0) {
+			t.ro = 0;
 		} else if (strcmp(argv[i], "--list") == 0) {
 			list_only = 1;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

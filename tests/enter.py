@@ -806,7 +806,7 @@ def looking_never_writes(c):
 
     # Asked to change them: each is replayed, or its orphan cleaned up.
     for dev in sorted(disks):
-        session('rescue-enter %s' % dev, dev)
+        session('rescue-enter --rw %s' % dev, dev)
     poweroff(vm)
     r = host(c, ['dumpe2fs', '-h', disks['sda'].path])
     require('First orphan inode' not in r.stdout,
