@@ -27,8 +27,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/lib.sh
 . "$top/tests/lib.sh"
 suite_init build "$logdir"
-: "${SOURCE_DATE_EPOCH:?}" "${KERNEL_EPOCH:?}"
-export SOURCE_DATE_EPOCH KERNEL_EPOCH
+export_epochs
 
 rm -rf "$scratch"
 mkdir -p "$scratch"

@@ -11,6 +11,13 @@ suite_init() {
 	: >"$log"
 }
 
+# export_epochs: SOURCE_DATE_EPOCH and KERNEL_EPOCH, as the top make has
+# them (the caller sets both), for the builds a suite starts.
+export_epochs() {
+	: "${SOURCE_DATE_EPOCH:?}" "${KERNEL_EPOCH:?}"
+	export SOURCE_DATE_EPOCH KERNEL_EPOCH
+}
+
 pass() { passed=$((passed + 1)); echo "PASS $suite: $1" | tee -a "$log"; }
 fail() { failed=$((failed + 1)); echo "FAIL $suite: $1 (log: $log)" | tee -a "$log"; }
 # run CMD...: CMD with its output in the log.
