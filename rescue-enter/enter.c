@@ -87,24 +87,13 @@ static int interrupted(void)
 	return 0;
 }
 
-/* mount(2), and on success onto the list that teardown() undoes. */
+/*
+ * mount(2) -- with ro, ro_mount() of the block device src, which holds the
+ * device read-only until teardown() unmounts it -- and on success onto
+ * the list that teardown() undoes.
+ */
 static int track_mount(const char *src, const char *dir, const char *type,
-		       unsigned long flags, const char *data)
-{
-	if (n_mounts == MAX_MOUNTS) {
-		errno = ENOSPC;
-		return -1;
-	}
-	if (mount(src, dir, type, flags, data))
-		return -1;
-	mounts[n_mounts].guard = (struct ro_guard)RO_GUARD_INIT;
-	snprintf(mounts[n_mounts++].dir, sizeof(mounts[0].dir), "%s", dir);
-	return 0;
-}
-
-/* ro_mount() of the block device dev, onto the list as track_mount(). */
-static int track_ro_mount(const char *dev, const char *dir, const char *type,
-			  unsigned long flags, const char *data)
+		       unsigned long flags, const char *data, int ro)
 {
 	struct tracked *m = &mounts[n_mounts];
 
@@ -112,7 +101,9 @@ static int track_ro_mount(const char *dev, const char *dir, const char *type,
 		errno = ENOSPC;
 		return -1;
 	}
-	if (ro_mount(dev, dir, type, flags, data, &m->guard))
+	*m = (struct tracked){ .guard = RO_GUARD_INIT };
+	if (ro ? ro_mount(src, dir, type, flags, data, &m->guard) :
+		 mount(src, dir, type, flags, data))
 		return -1;
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	n_mounts++;
@@ -216,8 +207,7 @@ static void mount_fstab_entry(struct target *t, const struct devlist *l,
 		    e->line, e->file, d->path, d->mounted_at);
 		return;
 	}
-	if (t->ro ? track_ro_mount(d->path, dir, type, flags, data) :
-		    track_mount(d->path, dir, type, flags, data)) {
+	if (track_mount(d->path, dir, type, flags, data, t->ro)) {
 		say("fstab line %u: mount %s (%s) on %s: %s; skipped", e->line,
 		    d->path, type, e->file, strerror(errno));
 		return;
@@ -326,7 +316,7 @@ static void mount_api(struct target *t)
 			}
 		}
 		if (track_mount(api[i].src, dir, api[i].type, api[i].flags,
-				api[i].data))
+				api[i].data, 0))
 			say("mount %s on %s: %s", api[i].type, api[i].dir,
 			    strerror(errno));
 	}
@@ -334,7 +324,7 @@ static void mount_api(struct target *t)
 	if (is_dir("/sys/firmware/efi")) {
 		in_target(t, "/sys/firmware/efi/efivars", dir, sizeof(dir));
 		if (track_mount("efivarfs", dir, "efivarfs",
-				MS_NOSUID | MS_NOEXEC | MS_NODEV, ""))
+				MS_NOSUID | MS_NOEXEC | MS_NODEV, "", 0))
 			say("UEFI, but efivarfs does not mount (%s): EFI variables "
 			    "cannot be changed; use grub-install --removable or "
 			    "--no-nvram", strerror(errno));
@@ -380,7 +370,7 @@ static void mount_disk_links(struct target *t, const struct devlist *l)
 			return;
 		snprintf(made_dir, sizeof(made_dir), "%s", dir);
 	}
-	if (track_mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")) {
+	if (track_mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755", 0)) {
 		say("mount tmpfs on /dev/disk: %s", strerror(errno));
 		return;
 	}
@@ -430,7 +420,7 @@ static void share_resolv_conf(struct target *t)
 	if (lstat(path, &st))
 		return;
 	if (S_ISREG(st.st_mode)) {
-		if (track_mount("/etc/resolv.conf", path, NULL, MS_BIND, NULL))
+		if (track_mount("/etc/resolv.conf", path, NULL, MS_BIND, NULL, 0))
 			say("bind mount resolv.conf: %s", strerror(errno));
 		return;
 	}
@@ -636,8 +626,7 @@ static int enter(struct target *t, const struct devlist *l)
 		say("mkdir %s: %s", t->dir, strerror(errno));
 		return 1;
 	}
-	if (t->ro ? track_ro_mount(t->dev->path, t->dir, t->dev->id.type, 0, "") :
-		    track_mount(t->dev->path, t->dir, t->dev->id.type, 0, "")) {
+	if (track_mount(t->dev->path, t->dir, t->dev->id.type, 0, "", t->ro)) {
 		say("mount %s (%s) on %s: %s", t->dev->path, t->dev->id.type,
 		    t->dir, strerror(errno));
 		rmdir(t->dir);

@@ -170,7 +170,7 @@ KERNEL_PROGRESS ?= 15
 # toolchain, say), and itself decides what that rebuilds.
 .PHONY: kernel-compiled
 kernel-compiled: $(STAMPS)/kernel-compiled
-$(STAMPS)/kernel-compiled: $(STAMPS)/kernel-configured $(BUILD)/kernel.settings $(KERNEL_KEY)
+$(STAMPS)/kernel-compiled: $(STAMPS)/kernel-configured $(KERNEL_KEY)
 	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
 	$(Q)rm -f '$(KERNEL_OUT)/usr/initramfs_data.cpio' '$(KERNEL_CCACHE_LOG)'
 ifeq ($(V),1)

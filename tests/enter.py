@@ -719,9 +719,7 @@ def dirty_xfs_btrfs(c):
     btrfs = Disk(c.image('dirtybtrfs.img', 160))
     r = host(c, ['mkfs.btrfs', '-q', '-L', 'dirtybtrfs', btrfs.path])
     require(r.returncode == 0, 'mkfs.btrfs: %s' % r.stderr[-300:])
-    vm = c.machine(c.cdrom() + hd(xfs, 1) + hd(btrfs, 2, unit=1, name='hd2'), mem=MEM)
-    menu(vm, 'rescue')
-    sh = boot_rescue(vm)
+    vm, sh = rescue_with_disk(c, xfs, hd(btrfs, 2, unit=1, name='hd2'))
     for dev, (fstype, pretty, tag) in (('sda', DIRTY['sdb']), ('sdb', DIRTY['sdc'])):
         name, version = tag.rsplit('-', 1)
         sh.run('mkdir -p /tmp/t/{0} && mount -t {1} /dev/{0} /tmp/t/{0} && cd /tmp/t/{0} && '
@@ -746,6 +744,26 @@ def dirty_xfs_btrfs(c):
     return xfs, btrfs
 
 
+def dirty_roots(c):
+    """The three roots a look must leave alone, by the name each has in
+    rescue_with_dirty_roots(): sda the crashed ext4, sdb the dirty xfs,
+    sdc the btrfs with a log tree."""
+    disks = {'sda': crashed_ext4(c)}
+    disks['sdb'], disks['sdc'] = dirty_xfs_btrfs(c)
+    return disks
+
+
+def rescue_with_dirty_roots(c, disks):
+    return rescue_with_disk(c, disks['sda'], hd(disks['sdb'], 2, unit=1, name='hd2') +
+                            hd(disks['sdc'], 3, bus='ide.1', unit=1, name='hd3'))
+
+
+def read_only_flags(sh, disks):
+    """blockdev --getro of each disk, in name order ("0": writable)."""
+    return sh.out('for d in %s; do blockdev --getro /dev/$d; done'
+                  % ' '.join(sorted(disks))).split()
+
+
 @test
 def looking_never_writes(c):
     """A crashed ext4 (an orphan inode, needs_recovery), an xfs with a
@@ -754,13 +772,9 @@ def looking_never_writes(c):
     rescue-boot answered no, and each device's read-only flag is put back;
     entering each without --ro then replays it, as the user asked, and its
     fsck is clean."""
-    disks = {'sda': crashed_ext4(c)}
-    disks['sdb'], disks['sdc'] = dirty_xfs_btrfs(c)
+    disks = dirty_roots(c)
     before = {dev: sha256(d.path) for dev, d in disks.items()}
-    vm = c.machine(c.cdrom() + hd(disks['sda'], 1) + hd(disks['sdb'], 2, unit=1, name='hd2') +
-                   hd(disks['sdc'], 3, bus='ide.1', unit=1, name='hd3'), mem=MEM)
-    menu(vm, 'rescue')
-    sh = boot_rescue(vm)
+    vm, sh = rescue_with_dirty_roots(c, disks)
     prompt = {'sda': CRASHED_PROMPT}
     prompt.update((dev, r'\[chroot %s %s( ro)?\] [^\n#]*# ' % (tag, dev))
                   for dev, (_, _, tag) in DIRTY.items())
@@ -770,9 +784,9 @@ def looking_never_writes(c):
             out = sh.out('sha256sum /dev/%s' % dev, secs=300)
             require(out.split()[0] == before[dev],
                     '/dev/%s changed by %s: looking must not write' % (dev, after))
-            out = sh.out('blockdev --getro /dev/%s' % dev).strip()
-            require(out == '0', 'after %s /dev/%s is left read-only (blockdev --getro: %s)'
-                    % (after, dev, out))
+        ro = read_only_flags(sh, disks)
+        require(ro == ['0'] * len(disks), 'after %s, read-only flags %s (%s)'
+                % (after, ' '.join(ro), ' '.join(sorted(disks))))
         no_enter_mounts(sh)
 
     def session(cmd, dev):
@@ -829,11 +843,8 @@ def interrupted_looks_leave_nothing(c):
     ext4, the dirty xfs and the btrfs: each time nothing of the disks
     stays mounted, no device stays read-only, and the next rescue-enter
     --list finds all three."""
-    disks = [crashed_ext4(c)] + list(dirty_xfs_btrfs(c))
-    vm = c.machine(c.cdrom() + hd(disks[0], 1) + hd(disks[1], 2, unit=1, name='hd2') +
-                   hd(disks[2], 3, bus='ide.1', unit=1, name='hd3'), mem=MEM)
-    menu(vm, 'rescue')
-    sh = boot_rescue(vm)
+    disks = dirty_roots(c)
+    vm, sh = rescue_with_dirty_roots(c, disks)
     # How long one look takes here (the shortest of three, caches warm):
     # the signal comes within it.
     out = sh.out('for i in 1 2 3; do time sh -c "rescue-enter --list >/dev/null 2>&1"; done',
@@ -856,9 +867,9 @@ def interrupted_looks_leave_nothing(c):
         killed += 'status 130' in out
         left = sh.out('grep "^/dev/sd" /proc/mounts', ok=False).strip()
         require(not left, 'SIGINT after %d us of `%s` left mounted: %s' % (delay, prog, left))
-        ro = sh.out('for d in sda sdb sdc; do blockdev --getro /dev/$d; done').split()
-        require(ro == ['0', '0', '0'], 'SIGINT after %d us of `%s` left read-only flags %s '
-                '(sda sdb sdc)' % (delay, prog, ' '.join(ro)))
+        ro = read_only_flags(sh, disks)
+        require(ro == ['0'] * len(disks), 'SIGINT after %d us of `%s` left read-only flags %s '
+                '(%s)' % (delay, prog, ' '.join(ro), ' '.join(sorted(disks))))
     vm.note('%d of 20 runs were stopped by the SIGINT (a look takes %d us)' % (killed, look_us))
     require(killed >= 5, 'only %d of 20 runs were still looking when SIGINT came: '
             'this test would prove nothing' % killed)
