@@ -58,6 +58,7 @@ deps:
 	$(Q)'$(TOP)/scripts/deps.sh' '$(TOP)/scripts/packages.txt'
 
 include $(TOP)/scripts/cache.mk
+include $(TOP)/scripts/signing-key.mk
 include $(TOP)/scripts/kernel.mk
 include $(TOP)/rescue-init/rescue-init.mk
 include $(TOP)/rescue-enter/rescue-enter.mk

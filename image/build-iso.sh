@@ -17,6 +17,8 @@
 #   WORK                 scratch directory (staging tree, EFI image, logs)
 #   IMAGE_SRC            this directory (templates, menu.txt, rootfs/)
 #   KERNEL KERNEL_RELEASE_FILE RESCUE_INIT RESCUE_ENTER RESCUE_BOOT BUSYBOX E2FSCK
+#   KERNEL_MODULES_TAR   lib/modules/RELEASE: the signed modules, depmod's
+#                        indexes, modules.builtin
 #   TOOLS_LIST           programs from Debian packages (image/stage-tools.sh)
 #   ISOLINUX_DIR SYSLINUX_BIOS_DIR  BIOS boot loader files
 #   SHIM MOKMANAGER_EFI GRUB_EFI    UEFI boot loaders; GRUB_EFI is signed
@@ -30,7 +32,7 @@ umask 022
 export LC_ALL=C TZ=UTC
 
 : "${ISO:?}" "${WORK:?}" "${IMAGE_SRC:?}" "${KERNEL:?}" "${KERNEL_RELEASE_FILE:?}"
-: "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${RESCUE_BOOT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
+: "${KERNEL_MODULES_TAR:?}" "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${RESCUE_BOOT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${TOOLS_LIST:=$IMAGE_SRC/tools.list}"
 : "${SIGN_KEY:?}" "${SIGN_CERT:?}"
 : "${ISOLINUX_DIR:=/usr/lib/ISOLINUX}"
@@ -178,6 +180,18 @@ stage_rootfs() {
 
 	printf 'rescue-iso disk id %s, Linux %s\n' "$DISKID" "$KVER" \
 		>"$STAGE/boot/release"
+}
+
+# The kernel's modules, for rescue-init to load (zisofs-compressed with
+# the rest of /lib).  Their release must be the kernel's, or modprobe
+# would look for them in vain.
+stage_modules() {
+	install -d -m 0755 "$STAGE/lib"
+	tar -C "$STAGE" --no-same-owner -xf "$KERNEL_MODULES_TAR"
+	[ -d "$STAGE/lib/modules/$KVER" ] ||
+		die "$KERNEL_MODULES_TAR holds no lib/modules/$KVER"
+	[ -s "$STAGE/lib/modules/$KVER/modules.alias.bin" ] ||
+		die "$KERNEL_MODULES_TAR: no depmod indexes (modules.alias.bin) for $KVER"
 }
 
 # The programs of TOOLS_LIST with their libraries, and the manifest of
@@ -373,22 +387,36 @@ make_iso() {
 		die "disk signature not written"
 }
 
-# tools_on_iso: the bytes the files stage-tools.sh staged take on the
-# ISO, zisofs-compressed (their 2 KiB blocks, as xorriso reports them).
-tools_on_iso() {
+# on_iso LIST: the bytes the files named in LIST (one ISO path a line)
+# take on the ISO, zisofs-compressed (their 2 KiB blocks, as xorriso
+# reports them).
+on_iso() {
 	xorriso -indev "$TMP_ISO" -find / -type f -exec report_lba -- 2>/dev/null |
 		awk -F"'" 'NR == FNR { want[$0] = 1; next }
 			/^File data lba:/ && ($2 in want) { split($1, f, ","); s += f[3] * 2048 }
-			END { printf "%d", s }' "$WORK/tools.files" -
+			END { printf "%d", s }' "$1" -
+}
+
+# drivers_summary: built-in drivers (modules.builtin) and the modules
+# the ISO carries, with their size on it.
+drivers_summary() {
+	local dir=/lib/modules/$KVER bytes
+	(cd "$STAGE" && find ".$dir" -type f | sed 's/^\.//' | sort) >"$WORK/modules.files"
+	bytes=$(on_iso "$WORK/modules.files")
+	printf '%d built in, %d modules shipped (%d bytes, %s MiB on the ISO with their indexes)' \
+		"$(wc -l <"$STAGE$dir/modules.builtin")" \
+		"$(grep -c '\.ko$' "$WORK/modules.files")" "$bytes" \
+		"$(awk -v s="$bytes" 'BEGIN { printf "%.2f", s / 1048576 }')"
 }
 
 finish() {
-	local sum size mib aim tools tools_budget
+	local sum size mib aim tools tools_budget drivers
 
 	# The checksum file is make's: it is redone from the ISO on disk.
 	sum=$(sha256sum "$TMP_ISO" | cut -d' ' -f1)
 	size=$(stat -c %s "$TMP_ISO")
-	tools=$(tools_on_iso)
+	tools=$(on_iso "$WORK/tools.files")
+	drivers=$(drivers_summary)
 	mv -f "$TMP_ISO" "$ISO"
 
 	mib=$(awk -v s="$size" 'BEGIN { printf "%.2f", s / 1048576 }')
@@ -406,6 +434,7 @@ finish() {
 	printf '  %-9s %s\n' ISO "$ISO" \
 		'' "size    $size bytes, $mib MiB ($aim; kernel $(stat -c %s "$KERNEL") bytes)" \
 		'' "tools   $tools bytes, $(awk -v s="$tools" 'BEGIN { printf "%.2f", s / 1048576 }') MiB of it, zisofs ($(wc -l <"$WORK/tools.files") files from $(basename "$TOOLS_LIST"); $tools_budget)" \
+		'' "drivers $drivers" \
 		'' "sha256  $sum" \
 		'' "kernel  $KVER" \
 		'' "disk id $DISKID (root=PARTUUID=$DISKID-01,/dev/sr0)" \
@@ -416,6 +445,7 @@ finish() {
 
 mkdir -p "$WORK"
 stage_rootfs
+stage_modules
 stage_tools
 sign_kernel
 bios_cd

@@ -20,19 +20,6 @@ SHIM ?= /usr/lib/shim/shimx64.efi.signed
 MOKMANAGER_EFI ?= /usr/lib/shim/mmx64.efi.signed
 GRUB_EFI ?= /usr/lib/grub/x86_64-efi-signed/gcdx64.efi.signed
 
-# The Secure Boot signing key: by default one pair per builder, made once
-# outside the repository; SIGN_KEY= SIGN_CERT= name another (for example
-# a key in the machine's own db).
-SIGN_DIR := $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/rescue-iso
-ifneq ($(filter undefined,$(origin SIGN_KEY)),$(filter undefined,$(origin SIGN_CERT)))
-$(error name both SIGN_KEY= (PEM private key) and SIGN_CERT= (its PEM certificate), or neither)
-endif
-SIGN_KEY_DEFAULT := $(if $(filter undefined,$(origin SIGN_KEY)),create)
-SIGN_KEY ?= $(SIGN_DIR)/signing-key.pem
-SIGN_CERT ?= $(SIGN_DIR)/signing-cert.pem
-override SIGN_KEY := $(abspath $(SIGN_KEY))
-override SIGN_CERT := $(abspath $(SIGN_CERT))
-
 # The programs from Debian packages (image/stage-tools.sh); the ISO is
 # rebuilt when an installed package changes.
 TOOLS_LIST ?= $(IMAGE_SRC)/tools.list
@@ -52,6 +39,7 @@ IMAGE_HOST_FILES := $(BUSYBOX) $(E2FSCK) $(sort $(wildcard $(ISOLINUX_DIR)/* \
 # changes only when its text does (Kbuild's if_changed).
 IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 	KERNEL='$(KERNEL_IMAGE)' KERNEL_RELEASE_FILE='$(KERNEL_RELEASE_FILE)' \
+	KERNEL_MODULES_TAR='$(KERNEL_MODULES_TAR)' \
 	RESCUE_INIT='$(RESCUE_INIT)' RESCUE_ENTER='$(RESCUE_ENTER)' \
 	RESCUE_BOOT='$(RESCUE_BOOT)' BUSYBOX='$(BUSYBOX)' E2FSCK='$(E2FSCK)' \
 	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
@@ -68,18 +56,13 @@ IMAGE_TREE := $(IMAGE_WORK)/tree
 $(IMAGE_TREE): FORCE
 	$(call write-if-changed,$@,$(shell cd '$(IMAGE_SRC)' && find . ! -name '*~' -printf '%p %y %m;' | LC_ALL=C sort))
 
-# The signing key pair: made when it is the default one and missing; a
-# pair named with SIGN_KEY= must exist.
-$(SIGN_KEY) $(SIGN_CERT) &: | deps
-	$(Q)'$(IMAGE_SRC)/signing-key.sh' '$(SIGN_KEY)' '$(SIGN_CERT)' $(SIGN_KEY_DEFAULT)
-
 .PHONY: iso
 iso: $(ISO) $(ISO).sha256
 
 # build-iso.sh writes $(ISO).tmp and renames it only when it is complete;
 # .DELETE_ON_ERROR does not touch the old ISO since the target itself is
 # not modified by a failed run.
-$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(RESCUE_INIT) $(RESCUE_ENTER) $(RESCUE_BOOT) \
+$(ISO): $(KERNEL_IMAGE) $(KERNEL_RELEASE_FILE) $(KERNEL_MODULES_TAR) $(RESCUE_INIT) $(RESCUE_ENTER) $(RESCUE_BOOT) \
 		$(IMAGE_HOST_FILES) \
 		$(IMAGE_INPUTS) $(TOOLS_LIST) $(DPKG_STATUS) $(IMAGE_SETTINGS) $(IMAGE_TREE) \
 		$(SIGN_KEY) $(SIGN_CERT) | deps

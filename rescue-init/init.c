@@ -6,7 +6,8 @@
  * The shape is Rich Felker's minimal init: PID 1 blocks signals and only
  * reaps; children restore the mask, start a session and exec.  Added on
  * top is only what a rescue system needs: the pseudo file systems on a
- * read-only root, a report on where /dev came from (report.c), a shell
+ * read-only root, drivers for the devices present (coldplug.c), a
+ * report on where /dev came from (report.c), a shell
  * with job control on the console's real tty (toybox oneit), respawning
  * with a limit, and an orderly shutdown on the signals busybox's halt,
  * poweroff and reboot send.
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coldplug.h"
 #include "report.h"
 #include "util.h"
 
@@ -39,6 +41,7 @@
 #define RESPAWN_PAUSE	60	/* then try again after this long     */
 #define TERM_GRACE_MS	2000	/* shutdown: TERM, wait, then KILL    */
 #define QUIET_LOGLEVEL	5	/* console shows warnings and worse   */
+#define COLDPLUG_WAIT_MS 30000	/* rescue.boot= waits for the drivers */
 
 enum how { HOW_REBOOT, HOW_HALT, HOW_POWEROFF };
 
@@ -653,7 +656,8 @@ static void __attribute__((noreturn)) supervise(void)
 
 int main(void)
 {
-	int have_fds;
+	int have_fds, status;
+	pid_t coldplug;
 
 	have_fds = ensure_std_fds() == 0;
 	console_never_blocks();
@@ -673,12 +677,19 @@ int main(void)
 	if (!have_fds && ensure_std_fds() == 0)	/* now /dev/console exists */
 		console_never_blocks();
 	mount_pseudo();
+	coldplug = coldplug_start();
 	if (opts.check) {
 		run_check(&dev_origin);
 		shutdown_system(HOW_POWEROFF);
 	}
-	if (opts.boot[0] && !getenv("RESCUE_BOOT_FAILED"))
+	if (opts.boot[0] && !getenv("RESCUE_BOOT_FAILED")) {
+		/* The installed system's disk may need a module. */
+		if (coldplug > 0 &&
+		    !drain_children(COLDPLUG_WAIT_MS, coldplug, &status))
+			say("drivers still loading after %d s; booting anyway",
+			    COLDPLUG_WAIT_MS / 1000);
 		hand_over(opts.boot);
+	}
 	choose_shell();
 	/* Kernel chatter (info, notice) would land in the middle of the
 	 * prompt; warnings and worse still show, the rest is in dmesg.

@@ -3,7 +3,8 @@
 #
 # Stamps: linux-extracted -> linux-patched -> kernel-configured ->
 # kernel-compiled.  What the rest of the build uses are the kernel's
-# products (KERNEL_PRODUCTS: bzImage, .config, kernel.release, System.map),
+# products (KERNEL_PRODUCTS: bzImage, .config, kernel.release, System.map,
+# and the signed modules installed by depmod, as one tar),
 # copied out of kbuild's tree into KERNEL_PRODUCTS_DIR, in the same layout,
 # and kept in the build cache under a key of everything they are made from
 # (scripts/kernel-key): a fresh clone whose inputs match takes them from
@@ -17,11 +18,16 @@ LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 HOST_FILES += $(LINUX_TARBALL)
 LINUX_SRC ?= $(BUILD)/linux-src
 KERNEL_OUT := $(BUILD)/kernel
-KERNEL_PRODUCTS := arch/x86/boot/bzImage include/config/kernel.release .config System.map
+KERNEL_PRODUCTS := arch/x86/boot/bzImage include/config/kernel.release .config System.map \
+	rescue-modules.tar
 KERNEL_PRODUCTS_DIR := $(BUILD)/kernel-products
 KERNEL_IMAGE := $(KERNEL_PRODUCTS_DIR)/arch/x86/boot/bzImage
 KERNEL_RELEASE_FILE := $(KERNEL_PRODUCTS_DIR)/include/config/kernel.release
 KERNEL_CONFIG_FILE := $(KERNEL_PRODUCTS_DIR)/.config
+# lib/modules/RELEASE as modules_install and depmod leave it (without its
+# build and source links), for the ISO's root.
+KERNEL_MODULES_TAR := $(KERNEL_PRODUCTS_DIR)/rescue-modules.tar
+KERNEL_MODULES_ROOT := $(KERNEL_OUT)/modules-root
 KERNEL_JOBS ?= $(shell nproc)
 STAMPS := $(BUILD)/stamps
 
@@ -109,6 +115,17 @@ $(STAMPS)/kernel-configured: $(STAMPS)/linux-patched $(CONFIG_FRAGMENTS) $(CONFI
 	$(Q)'$(CHECK_CONFIG_SH)' '$(LINUX_SRC)' '$(KERNEL_OUT)/.config' $(CONFIG_FRAGMENTS)
 	$(Q)touch $@
 
+# The key pair that signs the modules, in the one PEM file kbuild takes
+# (CONFIG_MODULE_SIG_KEY, a name relative to its build directory): kbuild
+# puts the certificate into the kernel and signs each module at
+# modules_install.  Private to this user, outside the repository, and
+# never among the products.
+KERNEL_SIGNING_PEM := $(KERNEL_OUT)/$(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' \
+	$(CONFIG_FRAGMENTS) | tail -n1)
+$(KERNEL_SIGNING_PEM): $(SIGN_KEY) $(SIGN_CERT)
+	$(Q)mkdir -p '$(@D)' && (umask 077 && cat '$(SIGN_KEY)' '$(SIGN_CERT)' >'$@.tmp') && \
+		mv -f '$@.tmp' '$@'
+
 $(BUILD)/kernel.settings: FORCE
 	$(call write-if-changed,$@,$(KBUILD_REPRO))
 
@@ -121,9 +138,9 @@ KERNEL_KEY_FILES := $(PATCHES) $(CONFIG_FRAGMENTS) $(TOP)/scripts/kernel.mk \
 	$(LINUX_SOURCE_SH) $(CHECK_CONFIG_SH) $(TOP)/scripts/kernel-key
 $(STAMPS)/linux-tarball.sha256: $(LINUX_TARBALL)
 	$(Q)mkdir -p $(@D) && sha256sum <'$<' | cut -d' ' -f1 >'$@'
-$(KERNEL_KEY): $(STAMPS)/linux-tarball.sha256 $(BUILD)/kernel.settings FORCE
+$(KERNEL_KEY): $(STAMPS)/linux-tarball.sha256 $(BUILD)/kernel.settings $(SIGN_CERT) FORCE
 	$(Q)new='$@'.$$$$; '$(TOP)/scripts/kernel-key' $(STAMPS)/linux-tarball.sha256 \
-		'$(BUILD)/kernel.settings' $(KERNEL_KEY_FILES) >"$$new" && \
+		'$(BUILD)/kernel.settings' '$(SIGN_CERT)' $(KERNEL_KEY_FILES) >"$$new" && \
 	if cmp -s "$$new" '$@'; then rm "$$new"; else mv "$$new" '$@'; fi
 
 # The products from the cache (RESCUE_CACHE/kernel/kernel-KEY,
@@ -157,7 +174,7 @@ endif
 # $(call kernel-products,FROM,TO): copy the products from kbuild's tree.
 kernel-products = (cd '$(1)' && tar -cf - $(KERNEL_PRODUCTS)) | \
 	(mkdir -p '$(2)' && tar -xf - -C '$(2)')
-$(KERNEL_CONFIG_FILE): $(KERNEL_IMAGE) ;
+$(KERNEL_CONFIG_FILE) $(KERNEL_MODULES_TAR): $(KERNEL_IMAGE) ;
 
 # Quiet: kbuild's one-line steps become a progress line every
 # $(KERNEL_PROGRESS) s; warnings and errors pass through as they come.
@@ -170,16 +187,24 @@ KERNEL_PROGRESS ?= 15
 # toolchain, say), and itself decides what that rebuilds.
 .PHONY: kernel-compiled
 kernel-compiled: $(STAMPS)/kernel-compiled
-$(STAMPS)/kernel-compiled: $(STAMPS)/kernel-configured $(KERNEL_KEY)
-	$(call msg,KERNEL,building bzImage with $(KERNEL_JOBS) jobs)
+$(STAMPS)/kernel-compiled: $(STAMPS)/kernel-configured $(KERNEL_KEY) $(KERNEL_SIGNING_PEM)
+	$(call msg,KERNEL,building bzImage and modules with $(KERNEL_JOBS) jobs)
 	$(Q)rm -f '$(KERNEL_OUT)/usr/initramfs_data.cpio' '$(KERNEL_CCACHE_LOG)'
 ifeq ($(V),1)
-	$(Q)$(KMAKE) -j$(KERNEL_JOBS) bzImage
+	$(Q)$(KMAKE) -j$(KERNEL_JOBS) bzImage modules
 else
-	$(Q)set -o pipefail; $(KMAKE) -j$(KERNEL_JOBS) bzImage 2>&1 | \
+	$(Q)set -o pipefail; $(KMAKE) -j$(KERNEL_JOBS) bzImage modules 2>&1 | \
 		'$(TOP)/scripts/kbuild-progress' $(KERNEL_PROGRESS)
 endif
 	$(Q)'$(TOP)/scripts/ccache-summary' '$(KERNEL_CCACHE_LOG)' '$(RESCUE_CACHE)'
+	$(call msg,MODULES,signing and installing them: $(KERNEL_OUT)/rescue-modules.tar)
+	$(Q)rm -rf '$(KERNEL_MODULES_ROOT)'
+	$(Q)$(KMAKE) -s INSTALL_MOD_PATH='$(KERNEL_MODULES_ROOT)' INSTALL_MOD_STRIP=1 \
+		modules_install
+	$(Q)rm -f '$(KERNEL_MODULES_ROOT)'/lib/modules/*/build '$(KERNEL_MODULES_ROOT)'/lib/modules/*/source
+	$(Q)tar -C '$(KERNEL_MODULES_ROOT)' --sort=name --mtime=@$(KERNEL_EPOCH) \
+		--owner=0 --group=0 --numeric-owner --format=gnu \
+		-cf '$(KERNEL_OUT)/rescue-modules.tar' lib
 	$(Q)touch $@
 
 $(KERNEL_RELEASE_FILE): $(KERNEL_IMAGE) ;

@@ -55,6 +55,7 @@ $(eval $(call qemu-suite,enter,enter.py))
 $(eval $(call qemu-suite,enter-crypt,enter_crypt.py))
 $(eval $(call qemu-suite,boot-installed,boot_installed.py))
 $(eval $(call qemu-suite,media,media.py))
+$(eval $(call qemu-suite,drivers,drivers.py))
 # make check-quick: the smoke set for the loop while you work, about five
 # minutes: the real ISO booted from a BIOS CD and from a UEFI USB stick to
 # the prompt, the rescue.check entry, and the C unit tests.  make check
@@ -80,6 +81,7 @@ SUITE_BUDGET_cache := 240
 SUITE_BUDGET_build := 360
 SUITE_BUDGET_kconfig := 200
 SUITE_BUDGET_media := 210
+SUITE_BUDGET_drivers := 120
 SUITE_BUDGET_rescue-init := 30
 SUITE_BUDGET_rescue-enter := 30
 

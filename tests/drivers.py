@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Driver tests: the devices whose drivers ship as modules work with
+nothing typed, and the kernel loads only modules signed with the
+builder's key.
+
+rescue-init loads the modules for every device's sysfs modalias (kmod's
+modprobe, in a child of PID 1); the nodes still come from devtmpfs.  The
+disks are made on the host (mke2fs); the module copies signed with a
+throwaway key, or not signed at all, too, from the ISO's own module.
+
+    tests/drivers.py --iso build/rescue.iso --logdir build/test-logs [TEST...]
+
+The machine, console and runner are in qemu.py.
+"""
+
+import os
+import re
+import struct
+import subprocess
+import sys
+
+from qemu import (BOOT_TIMEOUT, Fail, boot_rescue, host, main, menu, poweroff,
+                  require, test)
+
+# The console line rescue-init's coldplug child prints when it is done.
+DRIVERS_LOADED = r'rescue-init: drivers: loaded (\d+) modules in (\d+) ms: ([^\n]*)'
+
+# scripts/sign-file's trailer: struct module_signature, then the magic.
+SIG_MAGIC = b'~Module signature appended~\n'
+PKEY_ID_PKCS7 = 2
+
+
+def ext4_disk(c, name, label, mib=16):
+    """A small ext4 image with `label`, made on the host."""
+    path = c.image(name, mib)
+    r = host(c, ['mke2fs', '-q', '-F', '-t', 'ext4', '-L', label, path])
+    require(r.returncode == 0, 'mke2fs %s failed: %s' % (name, r.stderr.strip()))
+    return path
+
+
+def wait_drivers(vm, secs=60):
+    """The coldplug child's report, whether it came before or after the
+    prompt: the names of the modules it says are loaded."""
+    m = re.search(DRIVERS_LOADED, vm.buf)
+    if not m:
+        m = vm.wait(DRIVERS_LOADED, 'the init\'s "drivers: loaded" line', secs)
+    return set(re.split(r',\s*', m.group(3).strip()))
+
+
+@test
+def coldplug(c):
+    """megasas and pvscsi disks, vmxnet3 and USB (usb-net) NICs: their
+    modules load with nothing typed; each disk's label shows in blkid, each
+    NIC gets a DHCP lease."""
+    mega = ext4_disk(c, 'megasas.img', 'ON-MEGASAS')
+    pv = ext4_disk(c, 'pvscsi.img', 'ON-PVSCSI')
+    devices = c.cdrom() + [
+        '-device', 'megasas,id=mega',
+        '-drive', 'if=none,id=dmega,format=raw,file=' + mega,
+        '-device', 'scsi-hd,bus=mega.0,drive=dmega',
+        '-device', 'pvscsi,id=pv',
+        '-drive', 'if=none,id=dpv,format=raw,file=' + pv,
+        '-device', 'scsi-hd,bus=pv.0,drive=dpv',
+        '-netdev', 'user,id=nvmx', '-device', 'vmxnet3,netdev=nvmx',
+        '-device', 'qemu-xhci,id=xhci',
+        '-netdev', 'user,id=nusb', '-device', 'usb-net,netdev=nusb,bus=xhci.0']
+    vm = c.machine(devices)
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    loaded = wait_drivers(vm)
+    for module in ('megaraid_sas', 'vmw_pvscsi', 'vmxnet3', 'usbnet'):
+        require(module in loaded, 'the init did not load %s: it says %s'
+                % (module, ', '.join(sorted(loaded))))
+    require(sh.run("grep -q ' /dev devtmpfs ' /proc/mounts", ok=False)[0] == 0,
+            '/dev is not devtmpfs')
+    for label in ('ON-MEGASAS', 'ON-PVSCSI'):
+        dev = sh.out('blkid -L %s' % label).strip()
+        require(re.fullmatch(r'/dev/sd[a-z]+', dev),
+                'blkid finds no disk labelled %s: %r' % (label, dev))
+        require(sh.run('test -b %s' % dev, ok=False)[0] == 0, '%s is not a block node' % dev)
+    # Each NIC by its driver and bus; each gets the user network's lease.
+    nics = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
+                  'echo "${i##*/} $(basename $(readlink $n/driver)) '
+                  '$(basename $(readlink $n/subsystem))"; done')
+    found = [line.split() for line in nics.splitlines() if len(line.split()) == 3]
+    c.log.write('\n[boottest] NICs (name, driver, bus): %s\n' % found)
+    vmx = [n for n, driver, bus in found if driver == 'vmxnet3']
+    usb = [n for n, driver, bus in found if bus == 'usb']
+    require(vmx, 'no network interface is driven by vmxnet3: %s' % found)
+    require(usb, 'no network interface on USB: %s' % found)
+    for nic in (vmx[0], usb[0]):
+        out = sh.out('udhcpc -i %s -n -q -t 10' % nic, secs=90)
+        require(re.search(r'lease of 10\.0\.2\.15 obtained', out),
+                '%s got no DHCP lease: %r' % (nic, out[-300:]))
+        require('inet 10.0.2.15/24' in sh.out('ip -4 addr show %s' % nic),
+                '%s has no 10.0.2.15/24' % nic)
+    poweroff(vm)
+
+
+# ---------------------------------------------------------------------------
+# Module signatures
+
+
+def iso_module(c, name):
+    """The bytes of module `name` (say vmxnet3.ko) as the ISO carries it,
+    inflated from zisofs by xorriso."""
+    out = os.path.join(c.work, 'from-iso')
+    r = host(c, ['xorriso', '-osirrox', 'on', '-indev', c.iso,
+                 '-find', '/lib/modules', '-name', name, '-exec', 'lsdl', '--'])
+    paths = re.findall(r"'(/lib/modules/[^']*/%s)'" % re.escape(name), r.stdout + r.stderr)
+    require(paths, 'the ISO has no %s under /lib/modules' % name)
+    r = host(c, ['xorriso', '-osirrox', 'on', '-indev', c.iso, '-extract', paths[0], out])
+    require(r.returncode == 0, 'xorriso could not extract %s' % paths[0])
+    with open(out, 'rb') as f:
+        data = f.read()
+    require(data[:4] == b'\x7fELF', '%s from the ISO is not an ELF file' % name)
+    return data
+
+
+def unsigned(data):
+    """The module without its appended signature."""
+    require(data.endswith(SIG_MAGIC), 'the module carries no signature')
+    info = data[-len(SIG_MAGIC) - 12:-len(SIG_MAGIC)]
+    sig_len = struct.unpack('>I', info[8:])[0]
+    return data[:len(data) - len(SIG_MAGIC) - 12 - sig_len]
+
+
+def signed_by_throwaway_key(c, body):
+    """`body` signed as scripts/sign-file signs, with a key made here."""
+    key = os.path.join(c.work, 'throwaway.key')
+    cert = os.path.join(c.work, 'throwaway.crt')
+    r = host(c, ['openssl', 'req', '-new', '-x509', '-newkey', 'rsa:2048', '-nodes',
+                 '-sha256', '-days', '1', '-subj', '/CN=throwaway module key/',
+                 '-keyout', key, '-out', cert])
+    require(r.returncode == 0, 'openssl could not make a throwaway key')
+    body_path = os.path.join(c.work, 'body.ko')
+    with open(body_path, 'wb') as f:
+        f.write(body)
+    r = subprocess.run(['openssl', 'cms', '-sign', '-binary', '-noattr', '-nosmimecap',
+                        '-nocerts', '-md', 'sha256', '-signer', cert, '-inkey', key,
+                        '-in', body_path, '-outform', 'DER'], capture_output=True)
+    require(r.returncode == 0 and r.stdout, 'openssl cms could not sign: %s' % r.stderr[-200:])
+    info = struct.pack('>BBBBB3xI', 0, 0, PKEY_ID_PKCS7, 0, 0, len(r.stdout))
+    return body + r.stdout + info + SIG_MAGIC
+
+
+def module_disk(c, modules):
+    """An ext4 image holding `modules` (file name -> bytes)."""
+    tree = os.path.join(c.work, 'modules-tree')
+    os.makedirs(tree, exist_ok=True)
+    for name, data in modules.items():
+        with open(os.path.join(tree, name), 'wb') as f:
+            f.write(data)
+    path = c.image('modules.img', 16)
+    r = host(c, ['mke2fs', '-q', '-F', '-t', 'ext4', '-d', tree, path])
+    require(r.returncode == 0, 'mke2fs -d failed: %s' % r.stderr.strip())
+    return path
+
+
+@test
+def signed_modules_only(c):
+    """The kernel enforces module signatures: a module signed with another
+    key and an unsigned one are refused; the ISO's own copy loads."""
+    genuine = iso_module(c, 'vmxnet3.ko')
+    body = unsigned(genuine)
+    disk = module_disk(c, {'unsigned.ko': body,
+                           'foreign.ko': signed_by_throwaway_key(c, body),
+                           'genuine.ko': genuine})
+    vm = c.machine(c.cdrom() + ['-drive', 'if=virtio,format=raw,file=' + disk])
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    enforce = sh.out('cat /sys/module/module/parameters/sig_enforce').strip()
+    require(enforce == 'Y', 'sig_enforce is %r, not Y' % enforce)
+    sh.out('mount -o ro /dev/vda /mnt')
+    for name, reason in (('unsigned', 'unsigned module'),
+                         ('foreign', 'module with unavailable key')):
+        status, out = sh.run('/sbin/insmod /mnt/%s.ko' % name, ok=False)
+        require(status != 0, 'the kernel loaded the %s module' % name)
+        require('Key was rejected by service' in out,
+                'insmod of the %s module failed, but not as the signature check '
+                'fails: %r' % (name, out.strip()[-200:]))
+        said = "dmesg | grep -c 'Loading of %s is rejected'" % reason
+        require(sh.out(said).strip() == '1',
+                'dmesg does not say "Loading of %s is rejected" once' % reason)
+        require('vmxnet3' not in sh.out('cat /proc/modules'),
+                'vmxnet3 is loaded after the %s module was refused' % name)
+    # The same code, as the ISO signed it, loads: the refusals were the
+    # signatures'.
+    sh.out('/sbin/insmod /mnt/genuine.ko')
+    require(re.search(r'^vmxnet3 ', sh.out('cat /proc/modules'), re.M),
+            'the ISO\'s own vmxnet3.ko did not load')
+    sh.out('umount /mnt')
+    poweroff(vm)
+
+
+if __name__ == '__main__':
+    sys.exit(main(__doc__))
