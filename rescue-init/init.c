@@ -6,8 +6,8 @@
  * The shape is Rich Felker's minimal init: PID 1 blocks signals and only
  * reaps; children restore the mask, start a session and exec.  Added on
  * top is only what a rescue system needs: the pseudo file systems on a
- * read-only root, drivers for the devices present (coldplug.c), a
- * report on where /dev came from (report.c), a shell
+ * read-only root, drivers for the devices present and plugged in later
+ * (drivers.c), a report on where /dev came from (report.c), a shell
  * with job control on the console's real tty (toybox oneit), respawning
  * with a limit, and an orderly shutdown on the signals busybox's halt,
  * poweroff and reboot send.
@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coldplug.h"
+#include "drivers.h"
 #include "report.h"
 #include "util.h"
 
@@ -41,7 +41,8 @@
 #define RESPAWN_PAUSE	60	/* then try again after this long     */
 #define TERM_GRACE_MS	2000	/* shutdown: TERM, wait, then KILL    */
 #define QUIET_LOGLEVEL	5	/* console shows warnings and worse   */
-#define COLDPLUG_WAIT_MS 30000	/* rescue.boot= waits for the drivers */
+#define DRIVERS_WAIT_MS	30000	/* rescue.boot= waits for the drivers */
+#define DRIVERS_MIN_LIFE 10	/* the loader died sooner: not restarted */
 
 enum how { HOW_REBOOT, HOW_HALT, HOW_POWEROFF };
 
@@ -60,6 +61,8 @@ static struct rescue_opts opts;
 static struct dev_origin dev_origin;
 static struct slot slots[MAX_CONSOLES];
 static int nslots;
+static pid_t drivers_pid;	/* the module loader, restarted if it dies */
+static long drivers_since;
 static sigset_t waitset;
 
 /* --------------------------------------------------------------- console */
@@ -351,15 +354,42 @@ static void choose_shell(void)
 
 /* -------------------------------------------------------------- shutdown */
 
+/* Hot-plug must go on: a module loader that died is started again,
+ * unless it died young (it would only die again). */
+static void start_drivers(void)
+{
+	drivers_pid = drivers_start(1);
+	drivers_since = now_s();
+}
+
+static void drivers_died(int status)
+{
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) :
+		   WIFSIGNALED(status) ? 128 + WTERMSIG(status) : status;
+
+	drivers_pid = 0;
+	if (now_s() - drivers_since < DRIVERS_MIN_LIFE) {
+		say("drivers: the module loader ended (status %d); devices "
+		    "plugged in now need modprobe by hand", code);
+		return;
+	}
+	say("drivers: the module loader ended (status %d); starting it "
+	    "again", code);
+	start_drivers();
+}
+
 static void reap(void)
 {
 	int status, i;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == drivers_pid)
+			drivers_died(status);
 		for (i = 0; i < nslots; i++)
 			if (slots[i].pid == pid)
 				shell_died(&slots[i], status);
+	}
 }
 
 /*
@@ -524,6 +554,7 @@ static void stop_all(void)
 	drain_children(1000, 0, NULL);
 	for (i = 0; i < nslots; i++)
 		slots[i].pid = 0;
+	drivers_pid = 0;
 }
 
 static void __attribute__((noreturn)) shutdown_system(enum how how)
@@ -565,6 +596,7 @@ static void boot_request(void)
 	say("rescue-boot %s", dev);
 	stop_all();
 	hand_over(dev);
+	start_drivers();	/* still here: the shells come back, and so must it */
 }
 
 /* ------------------------------------------------------------------ main */
@@ -657,7 +689,7 @@ static void __attribute__((noreturn)) supervise(void)
 int main(void)
 {
 	int have_fds, status;
-	pid_t coldplug;
+	pid_t pid;
 
 	have_fds = ensure_std_fds() == 0;
 	console_never_blocks();
@@ -677,19 +709,21 @@ int main(void)
 	if (!have_fds && ensure_std_fds() == 0)	/* now /dev/console exists */
 		console_never_blocks();
 	mount_pseudo();
-	coldplug = coldplug_start();
 	if (opts.check) {
+		drivers_start(0);
 		run_check(&dev_origin);
 		shutdown_system(HOW_POWEROFF);
 	}
 	if (opts.boot[0] && !getenv("RESCUE_BOOT_FAILED")) {
-		/* The installed system's disk may need a module. */
-		if (coldplug > 0 &&
-		    !drain_children(COLDPLUG_WAIT_MS, coldplug, &status))
+		/* The installed system's disk may need a module; its own
+		 * udev takes over hot-plug. */
+		pid = drivers_start(0);
+		if (pid > 0 && !drain_children(DRIVERS_WAIT_MS, pid, &status))
 			say("drivers still loading after %d s; booting anyway",
-			    COLDPLUG_WAIT_MS / 1000);
+			    DRIVERS_WAIT_MS / 1000);
 		hand_over(opts.boot);
 	}
+	start_drivers();
 	choose_shell();
 	/* Kernel chatter (info, notice) would land in the middle of the
 	 * prompt; warnings and worse still show, the rest is in dmesg.

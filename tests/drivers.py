@@ -22,8 +22,12 @@ import sys
 from qemu import (BOOT_TIMEOUT, Fail, boot_rescue, host, main, menu, poweroff,
                   require, test)
 
-# The console line rescue-init's coldplug child prints when it is done.
-DRIVERS_LOADED = r'rescue-init: drivers: loaded (\d+) modules in (\d+) ms: ([^\n]*)'
+# The console line rescue-init's module loader prints when it loaded
+# modules: for the devices present at boot, or for a new device.
+# (the whole line: a wait must not match it half-written).
+DRIVERS_LOADED = r'rescue-init: drivers: loaded (\d+) modules %s in (\d+) ms: ([^\n]*)\n'
+AT_BOOT = 'for the devices present'
+NEW_DEVICE = 'for a new device'
 
 # scripts/sign-file's trailer: struct module_signature, then the magic.
 SIG_MAGIC = b'~Module signature appended~\n'
@@ -38,12 +42,18 @@ def ext4_disk(c, name, label, mib=16):
     return path
 
 
-def wait_drivers(vm, secs=60):
-    """The coldplug child's report, whether it came before or after the
-    prompt: the names of the modules it says are loaded."""
-    m = re.search(DRIVERS_LOADED, vm.buf)
-    if not m:
-        m = vm.wait(DRIVERS_LOADED, 'the init\'s "drivers: loaded" line', secs)
+def wait_since(vm, pattern, what, since, secs):
+    """The first match of `pattern` on the console after offset `since`:
+    a line of init's may come before a command's answer, or after."""
+    m = re.compile(pattern).search(vm.buf, since)
+    return m or vm.wait(pattern, what, secs)
+
+
+def wait_drivers(vm, why, secs=60, since=0):
+    """The module loader's report `why` (AT_BOOT, NEW_DEVICE) after
+    offset `since`: the names of the modules it says it loaded."""
+    m = wait_since(vm, DRIVERS_LOADED % re.escape(why),
+                   'the init\'s "drivers: loaded ... %s" line' % why, since, secs)
     return set(re.split(r',\s*', m.group(3).strip()))
 
 
@@ -67,7 +77,7 @@ def coldplug(c):
     vm = c.machine(devices)
     menu(vm, 'rescue')
     sh = boot_rescue(vm)
-    loaded = wait_drivers(vm)
+    loaded = wait_drivers(vm, AT_BOOT)
     for module in ('megaraid_sas', 'vmw_pvscsi', 'vmxnet3', 'usbnet'):
         require(module in loaded, 'the init did not load %s: it says %s'
                 % (module, ', '.join(sorted(loaded))))
@@ -89,11 +99,86 @@ def coldplug(c):
     require(vmx, 'no network interface is driven by vmxnet3: %s' % found)
     require(usb, 'no network interface on USB: %s' % found)
     for nic in (vmx[0], usb[0]):
-        out = sh.out('udhcpc -i %s -n -q -t 10' % nic, secs=90)
-        require(re.search(r'lease of 10\.0\.2\.15 obtained', out),
-                '%s got no DHCP lease: %r' % (nic, out[-300:]))
-        require('inet 10.0.2.15/24' in sh.out('ip -4 addr show %s' % nic),
-                '%s has no 10.0.2.15/24' % nic)
+        lease(sh, nic)
+    poweroff(vm)
+
+
+def lease(sh, nic):
+    """`udhcpc` on `nic` gets QEMU's user network's lease."""
+    out = sh.out('udhcpc -i %s -n -q -t 10' % nic, secs=90)
+    require(re.search(r'lease of 10\.0\.2\.15 obtained', out),
+            '%s got no DHCP lease: %r' % (nic, out[-300:]))
+    require('inet 10.0.2.15/24' in sh.out('ip -4 addr show %s' % nic),
+            '%s has no 10.0.2.15/24' % nic)
+
+
+def until(sh, cond, what, secs=30):
+    """Poll shell condition `cond` once a second, up to `secs`."""
+    status, _ = sh.run('i=0; until %s; do i=$((i+1)); [ $i -lt %d ] || break; sleep 1; '
+                       'done; %s' % (cond, secs, cond), ok=False, secs=secs + 30)
+    require(status == 0, 'after %d s, still not: %s' % (secs, what))
+
+
+@test
+def hotplug(c):
+    """A USB stick and a USB NIC plugged in at the prompt (QEMU's
+    device_add) work with nothing typed; the stick pulled out leaves no
+    node behind."""
+    stick = ext4_disk(c, 'stick.img', 'HOT-STICK')
+    vm = c.machine(c.cdrom() + ['-device', 'qemu-xhci,id=xhci'], monitor=True)
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    before = set(sh.out('ls /dev').split())
+    require(not [n for n in before if n.startswith('sd')], 'a disk before the stick: %s' % before)
+    since = len(vm.buf)
+    vm.monitor('netdev_add user,id=hnet',
+               'device_add usb-net,bus=xhci.0,netdev=hnet,id=hnic')
+    loaded = wait_drivers(vm, NEW_DEVICE, since=since)
+    require('usbnet' in loaded, 'the init loaded no usbnet for the USB NIC: %s' % loaded)
+    vm.monitor('drive_add 0 if=none,id=hstick,format=raw,file=' + stick,
+               'device_add usb-storage,bus=xhci.0,drive=hstick,id=hstick')
+    until(sh, 'blkid -L HOT-STICK >/dev/null', 'blkid finds the stick\'s label')
+    dev = sh.out('blkid -L HOT-STICK').strip()
+    require(re.fullmatch(r'/dev/sd[a-z]+', dev), 'the stick is %r' % dev)
+    sh.out('mount -o ro %s /mnt && ls /mnt && umount /mnt' % dev)
+    nic = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
+                 '[ "$(basename $(readlink $n/subsystem))" = usb ] && echo ${i##*/}; done; true')
+    require(nic.split(), 'no network interface on USB after device_add')
+    lease(sh, nic.split()[0])
+    vm.monitor('device_del hstick')
+    until(sh, '[ ! -e %s ]' % dev, '%s is gone after device_del' % dev)
+    after = set(sh.out('ls /dev').split())
+    stale = sorted(n for n in after - before if n.startswith(('sd', 'sg', 'bsg')))
+    require(not stale, 'nodes left in /dev after the stick was pulled: %s' % stale)
+    poweroff(vm)
+
+
+@test
+def loader_restarts(c):
+    """The module loader killed: PID 1 starts it again, and a USB NIC
+    plugged in after that still gets its driver."""
+    vm = c.machine(c.cdrom() + ['-device', 'qemu-xhci,id=xhci'], monitor=True)
+    menu(vm, 'rescue')
+    sh = boot_rescue(vm)
+    # The loader is PID 1's child that is not a shell: a fork of init.
+    find = ('for p in /proc/[0-9]*; do [ "$(cut -d" " -f4 $p/stat 2>/dev/null)" = 1 ] && '
+            '[ "$(readlink $p/exe 2>/dev/null)" = /sbin/init ] && echo ${p#/proc/}; done; true')
+    pids = sh.out(find).split()
+    require(len(pids) == 1, 'not one module loader among init\'s children: %s' % pids)
+    # PID 1 restarts a loader that lived for 10 s (one that dies younger
+    # would only die again).
+    sh.out('while [ "$(cut -d. -f1 /proc/uptime)" -lt 12 ]; do sleep 1; done', secs=60)
+    since = len(vm.buf)
+    sh.out('kill -KILL %s' % pids[0])
+    wait_since(vm, r'rescue-init: drivers: the module loader ended \(status 137\); '
+               r'starting it again', 'the init restarting the loader', since, 30)
+    again = sh.out(find).split()
+    require(len(again) == 1 and again != pids, 'no new loader: %s, before %s' % (again, pids))
+    since = len(vm.buf)
+    vm.monitor('netdev_add user,id=hnet',
+               'device_add usb-net,bus=xhci.0,netdev=hnet,id=hnic')
+    loaded = wait_drivers(vm, NEW_DEVICE, since=since)
+    require('usbnet' in loaded, 'the new loader loaded no usbnet: %s' % loaded)
     poweroff(vm)
 
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Drivers for the devices present at boot.  Every device in sysfs names
+ * Drivers for the devices present at boot and for those plugged in
+ * later.  Every device in sysfs names
  * the driver it wants in its modalias file ("pci:v00001000d00000060...");
  * kmod's modprobe maps those names to modules through depmod's
  * modules.alias (`modprobe -R`, which knows an alias that no module
@@ -16,22 +17,43 @@
  * dependencies, softdeps, blacklists and options from modprobe.d).
  *
  * All of it runs in a child of PID 1, so the prompt never waits for it;
- * the child says on the console what it loaded.
+ * the child says on the console what it loaded.  It listens to the
+ * kernel's uevents (a netlink socket, opened before sysfs is read, so
+ * that no device falls between the two) and loads the modules for each
+ * device added later: a USB stick, NIC or keyboard plugged in works with
+ * nothing typed.  Events the socket had to drop (ENOBUFS) mean sysfs is
+ * read again.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "coldplug.h"
+#include "drivers.h"
 #include "util.h"
+
+/* From <linux/netlink.h>, which musl's compiler does not see. */
+#define NETLINK_KOBJECT_UEVENT	15
+struct sockaddr_nl {
+	sa_family_t nl_family;
+	unsigned short nl_pad;
+	uint32_t nl_pid;	/* the sender: 0 for the kernel */
+	uint32_t nl_groups;
+};
 
 #define MODPROBE	"/sbin/modprobe"
 #define MAX_WORDS	2048
 #define WORD_BYTES	(128 * 1024)
 #define SYSFS_DEPTH	32	/* /sys/devices is rarely deeper than 16 */
+#define UEVENT_BYTES	8192	/* one uevent: the kernel caps it at 2 KiB */
+#define UEVENT_RCVBUF	(4 << 20)	/* a hub's worth of events, queued */
+#define BATCH_MS	200	/* one USB device: several events at once */
 
 /*
  * A list of words, each kept once, in one buffer: the modaliases (many
@@ -177,43 +199,175 @@ static void load(struct words *modules)
 		waitpid(pid, NULL, 0);
 }
 
-/* The names in /proc/modules, ", "-separated; how many there are. */
-static int loaded_modules(char *out, size_t size)
+/* The modules in /proc/modules, by name. */
+static void loaded_modules(struct words *names)
 {
 	static char text[64 * 1024];
 	ssize_t len = read_file("/proc/modules", text, sizeof(text), 0);
-	size_t o = 0, w;
 	char *line = text, *end;
-	int count = 0;
 
-	out[0] = '\0';
+	names->n = 0;
+	names->used = 0;
 	while (len > 0 && *line) {
 		end = strchr(line, '\n');
-		w = strcspn(line, " \n");
-		if (o + w + 3 < size) {
-			if (o) {
-				memcpy(out + o, ", ", 2);
-				o += 2;
-			}
-			memcpy(out + o, line, w);
-			o += w;
-			out[o] = '\0';
-		}
-		count++;
+		add_word(names, line, strcspn(line, " \n"));
 		if (!end)
 			break;
 		line = end + 1;
 	}
-	return count;
 }
 
-static void __attribute__((noreturn)) coldplug(void)
+/*
+ * Resolves the aliases, loads their modules and says which modules are
+ * new since, as `why` puts it ("for the devices present").
+ */
+static void load_for(struct words *aliases, const char *why)
 {
-	static struct words aliases, modules;
-	char names[480];
+	static struct words modules, before, after;
+	char names[400];
 	long start = now_ms();
+	size_t o = 0, l;
+	int i, count = 0;
+
+	modules.n = 0;
+	modules.used = 0;
+	resolve(aliases, &modules);
+	if (!modules.n)
+		return;
+	loaded_modules(&before);
+	load(&modules);
+	loaded_modules(&after);
+	names[0] = '\0';
+	for (i = 0; i < after.n; i++) {
+		const char *name = after.argv[ARGV_HEAD + i];
+
+		if (has_word(&before, name, strlen(name)))
+			continue;
+		count++;
+		l = strlen(name);
+		if (o + l + 3 >= sizeof(names))
+			continue;
+		if (o) {
+			memcpy(names + o, ", ", 2);
+			o += 2;
+		}
+		memcpy(names + o, name, l + 1);
+		o += l;
+	}
+	/* Built-in ones resolve too (sr_mod): nothing new is no news. */
+	if (count)
+		say("drivers: loaded %d modules %s in %ld ms: %s", count, why,
+		    now_ms() - start, names);
+}
+
+/* Every device's modalias, from sysfs. */
+static void coldplug(void)
+{
+	static struct words aliases;
+	int fd;
+
+	aliases.n = 0;
+	aliases.used = 0;
+	fd = open("/sys/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		say_err("open", "/sys/devices");
+		return;
+	}
+	collect(&aliases, fd, 0);
+	close(fd);
+	load_for(&aliases, "for the devices present");
+}
+
+/* The kernel's uevents; -1 (said) when there is no such socket. */
+static int uevent_socket(void)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd, size = UEVENT_RCVBUF;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0) {
+		say_err("socket", "NETLINK_KOBJECT_UEVENT");
+		return -1;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		say_err("bind", "NETLINK_KOBJECT_UEVENT");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * One uevent: "ACTION@DEVPATH", then "KEY=VALUE" strings.  The alias of
+ * a device the kernel added goes to the list.  Returns 0, or -1 when
+ * events were lost (ENOBUFS) or the socket failed.
+ */
+static int read_uevent(int fd, struct words *aliases)
+{
+	static char buf[UEVENT_BYTES];
+	struct sockaddr_nl from;
+	struct iovec iov = { buf, sizeof(buf) - 1 };
+	struct msghdr msg = {
+		.msg_name = &from, .msg_namelen = sizeof(from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+	};
+	const char *p, *end, *alias = NULL;
+	int add = 0;
+	ssize_t n;
+
+	n = recvmsg(fd, &msg, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	/* Only the kernel's own: any root process may send on the group. */
+	if (from.nl_pid != 0 || (msg.msg_flags & MSG_TRUNC))
+		return 0;
+	buf[n] = '\0';
+	end = buf + n;
+	for (p = buf; p < end; p += strlen(p) + 1) {
+		if (!strcmp(p, "ACTION=add"))
+			add = 1;
+		else if (!strncmp(p, "MODALIAS=", 9))
+			alias = p + 9;
+	}
+	if (add && alias)
+		add_word(aliases, alias, strlen(alias));
+	return 0;
+}
+
+/* Devices added from now on, in batches; never returns. */
+static void __attribute__((noreturn)) follow(int fd)
+{
+	static struct words aliases;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int lost;
+
+	for (;;) {
+		aliases.n = 0;
+		aliases.used = 0;
+		lost = 0;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			_exit(1);
+		/* The rest of this device's events, and its children's. */
+		do
+			lost |= read_uevent(fd, &aliases);
+		while (poll(&p, 1, BATCH_MS) > 0);
+		if (lost) {
+			say("drivers: uevents were lost; reading sysfs again");
+			coldplug();
+			continue;
+		}
+		load_for(&aliases, "for a new device");
+	}
+}
+
+/* The child's life: coldplug, then, with keep_following, hot-plug. */
+static void __attribute__((noreturn)) drivers(int keep_following)
+{
 	sigset_t none;
-	int fd, count;
+	int fd = -1;
 
 	/* PID 1's mask is not ours: shutdown's TERM must end us at once. */
 	sigemptyset(&none);
@@ -223,33 +377,21 @@ static void __attribute__((noreturn)) coldplug(void)
 		say("drivers: no module is loaded; the built-in drivers work");
 		_exit(1);
 	}
-	fd = open("/sys/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		say_err("open", "/sys/devices");
-		_exit(1);
-	}
-	collect(&aliases, fd, 0);
-	close(fd);
-	if (aliases.n)
-		resolve(&aliases, &modules);
-	if (!modules.n)
+	if (keep_following)
+		fd = uevent_socket();
+	coldplug();
+	if (fd < 0)
 		_exit(0);
-	load(&modules);
-	/* Built-in ones resolve too (sr_mod): nothing new is no news. */
-	count = loaded_modules(names, sizeof(names));
-	if (count)
-		say("drivers: loaded %d modules in %ld ms: %s", count,
-		    now_ms() - start, names);
-	_exit(0);
+	follow(fd);
 }
 
-pid_t coldplug_start(void)
+pid_t drivers_start(int keep_following)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
-		say_err("fork", "coldplug");
+		say_err("fork", "drivers");
 	if (pid == 0)
-		coldplug();
+		drivers(keep_following);
 	return pid;
 }
