@@ -229,6 +229,9 @@ static void load_for(struct words *aliases, const char *why)
 	size_t o = 0, l;
 	int i, count = 0;
 
+	/* Most uevents name no alias (a loop device, a mount): no batch. */
+	if (!aliases->n)
+		return;
 	modules.n = 0;
 	modules.used = 0;
 	resolve(aliases, &modules);

@@ -150,6 +150,10 @@ def hotplug(c):
     after = set(sh.out('ls /dev').split())
     stale = sorted(n for n in after - before if n.startswith(('sd', 'sg', 'bsg')))
     require(not stale, 'nodes left in /dev after the stick was pulled: %s' % stale)
+    # Most uevents (a removal, a mount) name no driver: the loader says
+    # nothing about them, and never runs modprobe with nothing to do.
+    errors = re.findall(r'modprobe: [^\n]*', vm.buf)
+    require(not errors, 'modprobe complained on the console: %s' % errors)
     poweroff(vm)
 
 
