@@ -281,6 +281,71 @@ static void coldplug(void)
 	load_for(&aliases, "for the devices present");
 }
 
+/*
+ * What a rescue needs a driver for: disk controllers and NICs on PCI
+ * (class 01, 02), and USB mass storage interfaces (08).  USB NICs are
+ * left out: most are vendor-specific (class ff), and CDC's class 02
+ * holds modems too.
+ */
+static const char *needs_driver(const char *bus, const char *class_text)
+{
+	if (!strcmp(bus, "pci")) {
+		if (!strncmp(class_text, "0x01", 4))
+			return "disk controller";
+		if (!strncmp(class_text, "0x02", 4))
+			return "network controller";
+	} else {
+		if (!strncmp(class_text, "08", 2))
+			return "USB storage interface";
+	}
+	return NULL;
+}
+
+/*
+ * Says which disk controllers and NICs no driver took: the disks and
+ * networks behind them are out of reach, and the IDs tell the user what
+ * to look for.  Read after the devices present had their modules.
+ */
+static void report_unbound(const char *bus, const char *class_file,
+			   const char *id_a, const char *id_b)
+{
+	char path[160], class_text[16], a[16], b[16];
+	struct dirbuf d;
+	struct dirent *de;
+	const char *what, *bus_name = strcmp(bus, "pci") ? "USB" : "PCI";
+
+	rsnprintf(path, sizeof(path), "/sys/bus/%s/devices", bus);
+	d.fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d.fd < 0)
+		return;
+	d.pos = d.len = 0;
+	while ((de = next_dirent(&d))) {
+		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/%s", bus,
+			  de->d_name, class_file);
+		if (read_file(path, class_text, sizeof(class_text), 0) <= 0 ||
+		    !(what = needs_driver(bus, class_text)))
+			continue;
+		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/driver",
+			  bus, de->d_name);
+		if (access(path, F_OK) == 0)
+			continue;
+		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/%s", bus,
+			  de->d_name, id_a);
+		if (read_file(path, a, sizeof(a), 0) <= 0)
+			a[0] = '\0';
+		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/%s", bus,
+			  de->d_name, id_b);
+		if (read_file(path, b, sizeof(b), 0) <= 0)
+			b[0] = '\0';
+		a[strcspn(a, "\n")] = b[strcspn(b, "\n")] = '\0';
+		say("drivers: no driver for the %s on %s %s [%s:%s]: what is "
+		    "behind it is out of reach", what, bus_name, de->d_name,
+		    a[0] == '0' && a[1] == 'x' ? a + 2 : a,
+		    b[0] == '0' && b[1] == 'x' ? b + 2 : b);
+	}
+	close(d.fd);
+}
+
 /* The kernel's uevents; -1 (said) when there is no such socket. */
 static int uevent_socket(void)
 {
@@ -383,6 +448,8 @@ static void __attribute__((noreturn)) drivers(int keep_following)
 	if (keep_following)
 		fd = uevent_socket();
 	coldplug();
+	report_unbound("pci", "class", "vendor", "device");
+	report_unbound("usb", "bInterfaceClass", "../idVendor", "../idProduct");
 	if (fd < 0)
 		_exit(0);
 	follow(fd);

@@ -186,6 +186,26 @@ def loader_restarts(c):
     poweroff(vm)
 
 
+@test
+def unbound_devices(c):
+    """A disk controller and a NIC that no driver of this kernel takes
+    (QEMU's LSI 53C895A and RTL8139) are named on the console with their
+    PCI IDs; a NIC that has its driver (e1000) is not."""
+    vm = c.machine(c.cdrom() + ['-device', 'lsi53c895a',
+                                '-netdev', 'user,id=n1', '-device', 'rtl8139,netdev=n1',
+                                '-netdev', 'user,id=n2', '-device', 'e1000,netdev=n2'])
+    menu(vm, 'rescue')
+    boot_rescue(vm)
+    for what, ids in (('disk controller', '1000:0012'), ('network controller', '10ec:8139')):
+        wait_since(vm, r'rescue-init: drivers: no driver for the %s on PCI \S+ \[%s\]'
+                   % (what, ids), 'the init naming the %s [%s]' % (what, ids), 0, 60)
+    named = re.findall(r'rescue-init: drivers: no driver for [^\n]*', vm.buf)
+    require(not [n for n in named if '8086:100e' in n],
+            'the e1000 NIC, which has its driver, is named: %s' % named)
+    require(len(named) == 2, 'not exactly the two devices named: %s' % named)
+    poweroff(vm)
+
+
 # ---------------------------------------------------------------------------
 # Module signatures
 
