@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,6 +55,7 @@ struct sockaddr_nl {
 #define UEVENT_BYTES	8192	/* one uevent: the kernel caps it at 2 KiB */
 #define UEVENT_RCVBUF	(4 << 20)	/* a hub's worth of events, queued */
 #define BATCH_MS	200	/* one USB device: several events at once */
+#define LOADER_NICE	10	/* the shell's prompt comes first */
 
 /*
  * A list of words, each kept once, in one buffer: the modaliases (many
@@ -440,6 +442,9 @@ static void __attribute__((noreturn)) drivers(int keep_following)
 	/* PID 1's mask is not ours: shutdown's TERM must end us at once. */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* On one CPU, reading sysfs and inflating modprobe from the ISO
+	 * competes with the shell's start: the prompt goes first. */
+	setpriority(PRIO_PROCESS, 0, LOADER_NICE);
 	if (access(MODPROBE, X_OK) < 0) {
 		say_err("access", MODPROBE);
 		say("drivers: no module is loaded; the built-in drivers work");
