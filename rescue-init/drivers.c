@@ -96,9 +96,12 @@ static void add_word(struct words *w, const char *s, size_t n)
 /* Every modalias under dirfd; symlinks (subsystem, driver) not followed. */
 static void collect(struct words *aliases, int dirfd, int depth)
 {
+	/* One sysfs attribute: at most a page.  An input device's alias
+	 * lists every key it has and can run past 512 bytes.  Shared by every
+	 * level: add_word copies it before the walk goes deeper. */
+	static char buf[4096];
 	struct dirbuf d;
 	struct dirent *de;
-	char buf[512];
 	ssize_t n;
 	int fd;
 
