@@ -70,6 +70,12 @@ struct words {
 	int n;
 };
 
+static void clear_words(struct words *w)
+{
+	w->n = 0;
+	w->used = 0;
+}
+
 static int has_word(const struct words *w, const char *s, size_t n)
 {
 	int i;
@@ -211,8 +217,7 @@ static void loaded_modules(struct words *names)
 	ssize_t len = read_file("/proc/modules", text, sizeof(text), 0);
 	char *line = text, *end;
 
-	names->n = 0;
-	names->used = 0;
+	clear_words(names);
 	while (len > 0 && *line) {
 		end = strchr(line, '\n');
 		add_word(names, line, strcspn(line, " \n"));
@@ -237,8 +242,7 @@ static void load_for(struct words *aliases, const char *why)
 	/* Most uevents name no alias (a loop device, a mount): no batch. */
 	if (!aliases->n)
 		return;
-	modules.n = 0;
-	modules.used = 0;
+	clear_words(&modules);
 	resolve(aliases, &modules);
 	if (!modules.n)
 		return;
@@ -274,8 +278,7 @@ static void coldplug(void)
 	static struct words aliases;
 	int fd;
 
-	aliases.n = 0;
-	aliases.used = 0;
+	clear_words(&aliases);
 	fd = open("/sys/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		say_err("open", "/sys/devices");
@@ -311,6 +314,23 @@ static const char *needs_driver(const char *bus, const char *class_text)
  * networks behind them are out of reach, and the IDs tell the user what
  * to look for.  Read after the devices present had their modules.
  */
+/* A device's sysfs file NAME, its first line, in buf ("" if none);
+ * whether it could be read. */
+static int unbound_attr(const char *bus, const char *dev, const char *name,
+			char *buf, size_t size)
+{
+	char path[160];
+	ssize_t n;
+
+	rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/%s", bus, dev,
+		  name);
+	n = read_file(path, buf, size, 0);
+	if (n <= 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return n > 0;
+}
+
 static void report_unbound(const char *bus, const char *class_file,
 			   const char *id_a, const char *id_b)
 {
@@ -325,24 +345,16 @@ static void report_unbound(const char *bus, const char *class_file,
 		return;
 	d.pos = d.len = 0;
 	while ((de = next_dirent(&d))) {
-		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/%s", bus,
-			  de->d_name, class_file);
-		if (read_file(path, class_text, sizeof(class_text), 0) <= 0 ||
+		if (!unbound_attr(bus, de->d_name, class_file, class_text,
+				  sizeof(class_text)) ||
 		    !(what = needs_driver(bus, class_text)))
 			continue;
 		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/driver",
 			  bus, de->d_name);
 		if (access(path, F_OK) == 0)
 			continue;
-		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/%s", bus,
-			  de->d_name, id_a);
-		if (read_file(path, a, sizeof(a), 0) <= 0)
-			a[0] = '\0';
-		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/%s", bus,
-			  de->d_name, id_b);
-		if (read_file(path, b, sizeof(b), 0) <= 0)
-			b[0] = '\0';
-		a[strcspn(a, "\n")] = b[strcspn(b, "\n")] = '\0';
+		unbound_attr(bus, de->d_name, id_a, a, sizeof(a));
+		unbound_attr(bus, de->d_name, id_b, b, sizeof(b));
 		say("drivers: no driver for the %s on %s %s [%s:%s]: what is "
 		    "behind it is out of reach", what, bus_name, de->d_name,
 		    a[0] == '0' && a[1] == 'x' ? a + 2 : a,
@@ -418,8 +430,7 @@ static void __attribute__((noreturn)) follow(int fd)
 	int lost;
 
 	for (;;) {
-		aliases.n = 0;
-		aliases.used = 0;
+		clear_words(&aliases);
 		lost = 0;
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
 			_exit(1);
