@@ -189,9 +189,9 @@ stage_modules() {
 	install -d -m 0755 "$STAGE/lib"
 	tar -C "$STAGE" --no-same-owner -xf "$KERNEL_MODULES_TAR"
 	[ -d "$STAGE/lib/modules/$KVER" ] ||
-		die "$KERNEL_MODULES_TAR holds no lib/modules/$KVER; rebuild the kernel's products: rm -rf '$(dirname "$KERNEL_MODULES_TAR")' && make"
+		die "$KERNEL_MODULES_TAR holds no lib/modules/$KVER; remake the kernel's products: rm '$KERNEL' && make"
 	[ -s "$STAGE/lib/modules/$KVER/modules.alias.bin" ] ||
-		die "$KERNEL_MODULES_TAR: no depmod indexes (modules.alias.bin) for $KVER; is kmod installed (depmod)? Then: rm -rf '$(dirname "$KERNEL_MODULES_TAR")' && make"
+		die "$KERNEL_MODULES_TAR: no depmod indexes (modules.alias.bin) for $KVER; is kmod installed (depmod)? Then remake the kernel's products: rm '$KERNEL' && make"
 }
 
 # The programs of TOOLS_LIST with their libraries, and the manifest of
