@@ -168,4 +168,5 @@ help:
 	@echo 'Variables: V=1 (show commands), O=dir (output, default build/),'
 	@echo '  SOURCE_DATE_EPOCH (default: last commit time), TIMEOUT_FACTOR (boot tests),'
 	@echo '  SIGN_KEY= SIGN_CERT= (Secure Boot key pair, PEM; default $(SIGN_DIR)/),'
+	@echo '  FIRMWARE_PACKAGES="firmware-linux-free" (Debian packages whose /lib/firmware the ISO carries),'
 	@echo '  TESTS="bios_cd uefi_usb" (a selection for check-boot), FUZZ_TIME (seconds per parser)'

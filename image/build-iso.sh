@@ -20,6 +20,7 @@
 #   KERNEL_MODULES_TAR   lib/modules/RELEASE: the signed modules, depmod's
 #                        indexes, modules.builtin
 #   TOOLS_LIST           programs from Debian packages (image/stage-tools.sh)
+#   FIRMWARE_PACKAGES    Debian packages whose /lib/firmware the ISO carries
 #   ISOLINUX_DIR SYSLINUX_BIOS_DIR  BIOS boot loader files
 #   SHIM MOKMANAGER_EFI GRUB_EFI    UEFI boot loaders; GRUB_EFI is signed
 #                        with SIGN_KEY too when it carries no signature
@@ -34,6 +35,7 @@ export LC_ALL=C TZ=UTC
 : "${ISO:?}" "${WORK:?}" "${IMAGE_SRC:?}" "${KERNEL:?}" "${KERNEL_RELEASE_FILE:?}"
 : "${KERNEL_MODULES_TAR:?}" "${RESCUE_INIT:?}" "${RESCUE_ENTER:?}" "${RESCUE_BOOT:?}" "${BUSYBOX:?}" "${E2FSCK:?}" "${SOURCE_DATE_EPOCH:?}"
 : "${TOOLS_LIST:=$IMAGE_SRC/tools.list}"
+: "${FIRMWARE_PACKAGES=firmware-linux-free}"
 : "${SIGN_KEY:?}" "${SIGN_CERT:?}"
 : "${ISOLINUX_DIR:=/usr/lib/ISOLINUX}"
 : "${SYSLINUX_BIOS_DIR:=/usr/lib/syslinux/modules/bios}"
@@ -194,12 +196,43 @@ stage_modules() {
 		die "$KERNEL_MODULES_TAR: no depmod indexes (modules.alias.bin) for $KVER; is kmod installed (depmod)? Then remake the kernel's products: rm '$KERNEL' && make"
 }
 
+# The firmware files of FIRMWARE_PACKAGES, at the paths the packages
+# install them to, for the kernel's direct loader (/lib/firmware; no
+# user-space helper).  Their host paths go to WORK/firmware.files, for
+# the manifest.
+stage_firmware() {
+	local pkg status paths path
+	: >"$WORK/firmware.files"
+	for pkg in $FIRMWARE_PACKAGES; do
+		status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+		[ "$status" = "install ok installed" ] ||
+			die "firmware package $pkg is not installed (apt-get install $pkg), or drop it from FIRMWARE_PACKAGES"
+		paths=$(dpkg-query -L "$pkg" | grep '^/lib/firmware/.' | sort) ||
+			die "firmware package $pkg has no files under /lib/firmware; drop it from FIRMWARE_PACKAGES"
+		while read -r path; do
+			if [ -L "$path" ]; then
+				install -d -m 0755 "$STAGE${path%/*}"
+				ln -sfn "$(readlink "$path")" "$STAGE$path"
+			elif [ -f "$path" ]; then
+				install -D -m 0644 "$path" "$STAGE$path"
+				echo "$path" >>"$WORK/firmware.files"
+			elif [ ! -d "$path" ]; then
+				die "$path of $pkg is missing; reinstall $pkg"
+			fi
+		done <<<"$paths"
+	done
+}
+
 # The programs of TOOLS_LIST with their libraries, and the manifest of
-# every Debian package on the ISO (these, busybox, e2fsck, boot loaders).
+# every Debian package on the ISO (these, busybox, e2fsck, boot loaders,
+# firmware).
 stage_tools() {
+	local firmware
+	mapfile -t firmware <"$WORK/firmware.files"
 	"$IMAGE_SRC/stage-tools.sh" "$TOOLS_LIST" "$STAGE" "$WORK" \
 		"$BUSYBOX" "$E2FSCK" "$ISOLINUX_DIR/isolinux.bin" \
-		"$SYSLINUX_BIOS_DIR/ldlinux.c32" "$SHIM" "$MOKMANAGER_EFI" "$GRUB_EFI"
+		"$SYSLINUX_BIOS_DIR/ldlinux.c32" "$SHIM" "$MOKMANAGER_EFI" "$GRUB_EFI" \
+		"${firmware[@]}"
 }
 
 # ---------------------------------------------------------------------------
@@ -409,14 +442,22 @@ drivers_summary() {
 		"$(awk -v s="$bytes" 'BEGIN { printf "%.2f", s / 1048576 }')"
 }
 
+# firmware_summary: the firmware files and their size on the ISO.
+firmware_summary() {
+	printf '%d files from %s (%d bytes on the ISO)' \
+		"$(wc -l <"$WORK/firmware.files")" "${FIRMWARE_PACKAGES:-no package}" \
+		"$(on_iso "$WORK/firmware.files")"
+}
+
 finish() {
-	local sum size mib aim tools tools_budget drivers
+	local sum size mib aim tools tools_budget drivers firmware
 
 	# The checksum file is make's: it is redone from the ISO on disk.
 	sum=$(sha256sum "$TMP_ISO" | cut -d' ' -f1)
 	size=$(stat -c %s "$TMP_ISO")
 	tools=$(on_iso "$WORK/tools.files")
 	drivers=$(drivers_summary)
+	firmware=$(firmware_summary)
 	mv -f "$TMP_ISO" "$ISO"
 
 	mib=$(awk -v s="$size" 'BEGIN { printf "%.2f", s / 1048576 }')
@@ -435,6 +476,7 @@ finish() {
 		'' "size    $size bytes, $mib MiB ($aim; kernel $(stat -c %s "$KERNEL") bytes)" \
 		'' "tools   $tools bytes, $(awk -v s="$tools" 'BEGIN { printf "%.2f", s / 1048576 }') MiB of it, zisofs ($(wc -l <"$WORK/tools.files") files from $(basename "$TOOLS_LIST"); $tools_budget)" \
 		'' "drivers $drivers" \
+		'' "firmware $firmware" \
 		'' "sha256  $sum" \
 		'' "kernel  $KVER" \
 		'' "disk id $DISKID (root=PARTUUID=$DISKID-01,/dev/sr0)" \
@@ -446,6 +488,7 @@ finish() {
 mkdir -p "$WORK"
 stage_rootfs
 stage_modules
+stage_firmware
 stage_tools
 sign_kernel
 bios_cd

@@ -23,6 +23,9 @@ GRUB_EFI ?= /usr/lib/grub/x86_64-efi-signed/gcdx64.efi.signed
 # The programs from Debian packages (image/stage-tools.sh); the ISO is
 # rebuilt when an installed package changes.
 TOOLS_LIST ?= $(IMAGE_SRC)/tools.list
+# Debian packages whose /lib/firmware files the ISO carries, for drivers
+# that load firmware (docs/drivers.md).
+FIRMWARE_PACKAGES ?= firmware-linux-free
 DPKG_STATUS := /var/lib/dpkg/status
 
 IMAGE_INPUTS := $(sort $(shell find '$(IMAGE_SRC)' -type f ! -name '*~' ! -name '.*'))
@@ -45,6 +48,7 @@ IMAGE_ENV = ISO='$(ISO)' WORK='$(IMAGE_WORK)' IMAGE_SRC='$(IMAGE_SRC)' \
 	ISOLINUX_DIR='$(ISOLINUX_DIR)' SYSLINUX_BIOS_DIR='$(SYSLINUX_BIOS_DIR)' \
 	SHIM='$(SHIM)' MOKMANAGER_EFI='$(MOKMANAGER_EFI)' GRUB_EFI='$(GRUB_EFI)' \
 	SIGN_KEY='$(SIGN_KEY)' SIGN_CERT='$(SIGN_CERT)' TOOLS_LIST='$(TOOLS_LIST)' \
+	FIRMWARE_PACKAGES='$(FIRMWARE_PACKAGES)' \
 	SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)'
 # Exported, so that a test suite can build another ISO from the same
 # inputs with build-iso.sh, giving its own ISO, WORK and key pair.

@@ -309,15 +309,10 @@ static const char *needs_driver(const char *bus, const char *class_text)
 	return NULL;
 }
 
-/*
- * Says which disk controllers and NICs no driver took: the disks and
- * networks behind them are out of reach, and the IDs tell the user what
- * to look for.  Read after the devices present had their modules.
- */
 /* A device's sysfs file NAME, its first line, in buf ("" if none);
  * whether it could be read. */
-static int unbound_attr(const char *bus, const char *dev, const char *name,
-			char *buf, size_t size)
+static int device_attr(const char *bus, const char *dev, const char *name,
+		       char *buf, size_t size)
 {
 	char path[160];
 	ssize_t n;
@@ -331,10 +326,35 @@ static int unbound_attr(const char *bus, const char *dev, const char *name,
 	return n > 0;
 }
 
-static void report_unbound(const char *bus, const char *class_file,
-			   const char *id_a, const char *id_b)
+/* Whether a driver of this system, built in or a module, claims the
+ * modalias: modprobe -R's verdict, so that the two never disagree. */
+static int driver_claims(const char *modalias)
 {
-	char path[160], class_text[16], a[16], b[16];
+	static struct words alias;
+	int status = 1, out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	pid_t pid;
+
+	clear_words(&alias);
+	add_word(&alias, modalias, strlen(modalias));
+	pid = alias.n ? start_modprobe(&alias, "-R", 1, out) : -1;
+	if (out >= 0)
+		close(out);
+	if (pid > 0 && waitpid(pid, &status, 0) < 0)
+		status = 1;
+	return pid > 0 && status == 0;
+}
+
+/*
+ * Names the disk controllers and NICs that have no driver bound: the
+ * disks and networks behind them are out of reach, and the IDs tell the
+ * user what to look for.  With claimed 0, those no driver here claims
+ * (the banner: their modules are not on the ISO); with claimed 1, those
+ * whose driver is here but did not take them (after coldplug).
+ */
+static void report_unbound(const char *bus, const char *class_file,
+			   const char *id_a, const char *id_b, int claimed)
+{
+	char path[160], class_text[16], a[16], b[16], modalias[256];
 	struct dirbuf d;
 	struct dirent *de;
 	const char *what, *bus_name = strcmp(bus, "pci") ? "USB" : "PCI";
@@ -345,22 +365,46 @@ static void report_unbound(const char *bus, const char *class_file,
 		return;
 	d.pos = d.len = 0;
 	while ((de = next_dirent(&d))) {
-		if (!unbound_attr(bus, de->d_name, class_file, class_text,
-				  sizeof(class_text)) ||
+		if (!device_attr(bus, de->d_name, class_file, class_text,
+				 sizeof(class_text)) ||
 		    !(what = needs_driver(bus, class_text)))
 			continue;
 		rsnprintf(path, sizeof(path), "/sys/bus/%s/devices/%s/driver",
 			  bus, de->d_name);
 		if (access(path, F_OK) == 0)
 			continue;
-		unbound_attr(bus, de->d_name, id_a, a, sizeof(a));
-		unbound_attr(bus, de->d_name, id_b, b, sizeof(b));
-		say("drivers: no driver for the %s on %s %s [%s:%s]: what is "
-		    "behind it is out of reach", what, bus_name, de->d_name,
-		    a[0] == '0' && a[1] == 'x' ? a + 2 : a,
-		    b[0] == '0' && b[1] == 'x' ? b + 2 : b);
+		device_attr(bus, de->d_name, "modalias", modalias,
+			    sizeof(modalias));
+		if (driver_claims(modalias) != claimed)
+			continue;
+		device_attr(bus, de->d_name, id_a, a, sizeof(a));
+		device_attr(bus, de->d_name, id_b, b, sizeof(b));
+		if (a[0] == '0' && a[1] == 'x')
+			memmove(a, a + 2, strlen(a + 2) + 1);
+		if (b[0] == '0' && b[1] == 'x')
+			memmove(b, b + 2, strlen(b + 2) + 1);
+		if (claimed)
+			say("drivers: no driver took the %s on %s %s [%s:%s], "
+			    "although one claims it: see dmesg", what,
+			    bus_name, de->d_name, a, b);
+		else
+			say("no driver for the %s on %s %s [%s:%s]: what is "
+			    "behind it is out of reach", what, bus_name,
+			    de->d_name, a, b);
 	}
 	close(d.fd);
+}
+
+static void report_all_unbound(int claimed)
+{
+	report_unbound("pci", "class", "vendor", "device", claimed);
+	report_unbound("usb", "bInterfaceClass", "../idVendor", "../idProduct",
+		       claimed);
+}
+
+void drivers_report_missing(void)
+{
+	report_all_unbound(0);
 }
 
 /* The kernel's uevents; -1 (said) when there is no such socket. */
@@ -467,8 +511,7 @@ static void __attribute__((noreturn)) drivers(int keep_following)
 	if (keep_following)
 		fd = uevent_socket();
 	coldplug();
-	report_unbound("pci", "class", "vendor", "device");
-	report_unbound("usb", "bInterfaceClass", "../idVendor", "../idProduct");
+	report_all_unbound(1);
 	if (fd < 0)
 		_exit(0);
 	follow(fd);

@@ -16,4 +16,11 @@
  */
 pid_t drivers_start(int keep_following);
 
+/*
+ * Names, on the console, each disk controller and NIC (PCI, and USB mass
+ * storage) that has no driver bound and that no driver here claims: for
+ * the banner, which is printed before the modules are loaded.
+ */
+void drivers_report_missing(void);
+
 #endif

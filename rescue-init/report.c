@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "drivers.h"
 #include "report.h"
 #include "util.h"
 
@@ -257,6 +258,7 @@ void banner(const char *shell, const char *tty)
 	if (!n)
 		say("no block devices found");
 	report_stacks(blk, n);
+	drivers_report_missing();
 	say("first steps: fdisk -l   mount /dev/sda1 /mnt   e2fsck -f /dev/sda1");
 	say("             udhcpc -i eth0   dmesg   poweroff | reboot | halt");
 }
