@@ -8,8 +8,9 @@ signed with the builder's key:
   - a PC as sold (Microsoft's keys only): GRUB refuses the kernel until
     the ISO's certificate is enrolled; the enrollment is done in
     MokManager over the serial console, as a person would; then the ISO
-    boots from CD and from a USB stick with Secure Boot on, and raw block
-    I/O works;
+    boots from CD and from a USB stick with Secure Boot on, raw block
+    I/O works, and the kernel loads only modules signed with the builder's
+    key;
   - a machine whose db holds Debian's snakeoil test key: an ISO signed
     with that key boots, the ISO signed with the builder's key is refused;
   - two builds with the same key are identical.
@@ -27,6 +28,7 @@ import re
 import shutil
 import sys
 
+from drivers import check_signatures, signature_disk
 from qemu import (BOOT_TIMEOUT, MENU, MENU_TIMEOUT, MENU_TITLE, boot_rescue,
                   build_another_iso,
                   check_root_on_partition, host, main, menu, poweroff, require,
@@ -181,7 +183,9 @@ def raw_block_io(c, sh, disk, disk_sum):
 @test
 def ms_enroll(c):
     """A PC as sold: refused until enrolled; MokManager enrolls the key;
-    then CD and USB boot with Secure Boot on; raw disk I/O works."""
+    then CD and USB boot with Secure Boot on; raw disk I/O works; an
+    unsigned module and one signed with another key are refused, the
+    ISO's own loads."""
     efivars = c.efivars('ms')
     refused_by_grub(c, c.cdrom(), efivars)
     enroll_certificate(c, efivars)
@@ -189,11 +193,14 @@ def ms_enroll(c):
     disk = c.image('data.img', 8, data=os.urandom(8 << 20))
     disk_sum = sha256(disk)
     data = ['-drive', 'if=none,id=d1,format=raw,file=' + disk,
-            '-device', 'virtio-blk-pci,drive=d1']
+            '-device', 'virtio-blk-pci,drive=d1',
+            '-drive', 'if=none,id=d2,format=raw,file=' + signature_disk(c),
+            '-device', 'virtio-blk-pci,drive=d2']
     vm, sh = secure_boot_shell(c, c.cdrom() + data, efivars)
     num, name = root_device(sh)
     require(name == 'sr0', 'root filesystem is on %s (%s), not sr0' % (name, num))
     raw_block_io(c, sh, disk, disk_sum)
+    check_signatures(sh, '/dev/vdb')
     poweroff(vm)
     with open(disk, 'rb') as f:
         f.seek(512)
