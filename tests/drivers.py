@@ -100,7 +100,43 @@ def coldplug(c):
     require(usb, 'no network interface on USB: %s' % found)
     for nic in (vmx[0], usb[0]):
         lease(sh, nic)
+    check_nodes_from_kernel(sh)
     poweroff(vm)
+
+
+# Every device node under /dev whose name or numbers are not the
+# kernel's: devtmpfs makes a node at the path the kernel gives in the
+# device's uevent (DEVNAME), for its major:minor; a node that some process
+# made (mknod, udev, mdev) at another path or with other numbers shows.
+# Only devtmpfs itself: /dev/pts is devpts, its nodes are its own.
+FOREIGN_NODES = (
+    'find /dev -xdev \\( -type b -o -type c \\) | while read -r n; do '
+    't=char; [ -b "$n" ] && t=block; '
+    'set -- $(stat -c "%t %T" "$n"); mm=$(printf "%d:%d" 0x$1 0x$2); '
+    'name=$(sed -n "s/^DEVNAME=//p" /sys/dev/$t/$mm/uevent 2>/dev/null); '
+    '[ "/dev/$name" = "$n" ] || echo "foreign: $n ($t $mm)"; done; true')
+
+
+def foreign_nodes(sh):
+    """The device nodes in /dev that devtmpfs did not make, and the count
+    of all nodes."""
+    out = sh.out(FOREIGN_NODES)
+    count = int(sh.out('find /dev -xdev \\( -type b -o -type c \\) | wc -l').strip())
+    return re.findall(r'foreign: ([^\n]*)', out), count
+
+
+def check_nodes_from_kernel(sh):
+    """Every node in /dev is the kernel's; and the check sees one that is
+    not (a copy of /dev/null made with mknod), so that it cannot pass by
+    seeing nothing."""
+    foreign, count = foreign_nodes(sh)
+    require(count > 20, 'only %d device nodes in /dev' % count)
+    require(not foreign, 'nodes in /dev that devtmpfs did not make: %s' % foreign)
+    sh.out('mknod /dev/not-from-devtmpfs c 1 3')
+    foreign, _ = foreign_nodes(sh)
+    sh.out('rm /dev/not-from-devtmpfs')
+    require([f for f in foreign if f.startswith('/dev/not-from-devtmpfs ')],
+            'the node check does not see a node made with mknod: %s' % foreign)
 
 
 def lease(sh, nic):
@@ -150,6 +186,7 @@ def hotplug(c):
     after = set(sh.out('ls /dev').split())
     stale = sorted(n for n in after - before if n.startswith(('sd', 'sg', 'bsg')))
     require(not stale, 'nodes left in /dev after the stick was pulled: %s' % stale)
+    check_nodes_from_kernel(sh)
     # Most uevents (a removal, a mount) name no driver: the loader says
     # nothing about them, and never runs modprobe with nothing to do.
     errors = re.findall(r'modprobe: [^\n]*', vm.buf)
