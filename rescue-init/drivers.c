@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "drivers.h"
+#include "net.h"
 #include "util.h"
 
 /* From <linux/netlink.h>, which musl's compiler does not see. */
@@ -434,7 +435,7 @@ static int uevent_socket(void)
  * a device the kernel added goes to the list.  Returns 0, or -1 when
  * events were lost (ENOBUFS) or the socket failed.
  */
-static int read_uevent(int fd, struct words *aliases)
+static int read_uevent(int fd, struct words *aliases, int dhcp)
 {
 	static char buf[UEVENT_BYTES];
 	struct sockaddr_nl from;
@@ -443,8 +444,8 @@ static int read_uevent(int fd, struct words *aliases)
 		.msg_name = &from, .msg_namelen = sizeof(from),
 		.msg_iov = &iov, .msg_iovlen = 1,
 	};
-	const char *p, *end, *alias = NULL;
-	int add = 0;
+	const char *p, *end, *alias = NULL, *iface = NULL;
+	int add = 0, remove = 0, net = 0;
 	ssize_t n;
 
 	n = recvmsg(fd, &msg, MSG_DONTWAIT);
@@ -458,16 +459,27 @@ static int read_uevent(int fd, struct words *aliases)
 	for (p = buf; p < end; p += strlen(p) + 1) {
 		if (!strcmp(p, "ACTION=add"))
 			add = 1;
+		else if (!strcmp(p, "ACTION=remove"))
+			remove = 1;
+		else if (!strcmp(p, "SUBSYSTEM=net"))
+			net = 1;
 		else if (!strncmp(p, "MODALIAS=", 9))
 			alias = p + 9;
+		else if (!strncmp(p, "INTERFACE=", 10))
+			iface = p + 10;
 	}
 	if (add && alias)
 		add_word(aliases, alias, strlen(alias));
+	if (dhcp && net && iface && add)
+		net_up(iface);
+	if (dhcp && net && iface && remove)
+		net_down(iface);
 	return 0;
 }
 
-/* Devices added from now on, in batches; never returns. */
-static void __attribute__((noreturn)) follow(int fd)
+/* Devices added from now on, in batches; with dhcp, the wired
+ * interfaces that come and go too.  Never returns. */
+static void __attribute__((noreturn)) follow(int fd, int dhcp)
 {
 	static struct words aliases;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -480,11 +492,13 @@ static void __attribute__((noreturn)) follow(int fd)
 			_exit(1);
 		/* The rest of this device's events, and its children's. */
 		do
-			lost |= read_uevent(fd, &aliases);
+			lost |= read_uevent(fd, &aliases, dhcp);
 		while (poll(&p, 1, BATCH_MS) > 0);
 		if (lost) {
 			say("drivers: uevents were lost; reading sysfs again");
 			coldplug();
+			if (dhcp)
+				net_up_all();
 			continue;
 		}
 		load_for(&aliases, "for a new device");
@@ -492,7 +506,7 @@ static void __attribute__((noreturn)) follow(int fd)
 }
 
 /* The child's life: coldplug, then, with keep_following, hot-plug. */
-static void __attribute__((noreturn)) drivers(int keep_following)
+static void __attribute__((noreturn)) drivers(int keep_following, int dhcp)
 {
 	sigset_t none;
 	int fd = -1;
@@ -510,20 +524,24 @@ static void __attribute__((noreturn)) drivers(int keep_following)
 	}
 	if (keep_following)
 		fd = uevent_socket();
+	/* The NICs with built-in drivers are there already; those that
+	 * coldplug's modules make come as uevents. */
+	if (dhcp && fd >= 0)
+		net_up_all();
 	coldplug();
 	report_all_unbound(1);
 	if (fd < 0)
 		_exit(0);
-	follow(fd);
+	follow(fd, dhcp);
 }
 
-pid_t drivers_start(int keep_following)
+pid_t drivers_start(int keep_following, int dhcp)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
 		say_err("fork", "drivers");
 	if (pid == 0)
-		drivers(keep_following);
+		drivers(keep_following, dhcp);
 	return pid;
 }

@@ -11,10 +11,11 @@
 
 /*
  * Starts the child: it loads the modules for the devices present and,
- * with keep_following, goes on for each device added later.  Its pid,
- * or -1 (said on the console).
+ * with keep_following, goes on for each device added later; with dhcp
+ * too, each wired interface, present or added, gets its DHCP client
+ * (net.h).  Its pid, or -1 (said on the console).
  */
-pid_t drivers_start(int keep_following);
+pid_t drivers_start(int keep_following, int dhcp);
 
 /*
  * Names, on the console, each disk controller and NIC (PCI, and USB mass

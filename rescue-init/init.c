@@ -358,7 +358,7 @@ static void choose_shell(void)
  * unless it died young (it would only die again). */
 static void start_drivers(void)
 {
-	drivers_pid = drivers_start(1);
+	drivers_pid = drivers_start(1, !opts.no_net);
 	drivers_since = now_s();
 }
 
@@ -710,14 +710,14 @@ int main(void)
 		console_never_blocks();
 	mount_pseudo();
 	if (opts.check) {
-		drivers_start(0);
+		drivers_start(0, 0);
 		run_check(&dev_origin);
 		shutdown_system(HOW_POWEROFF);
 	}
 	if (opts.boot[0] && !getenv("RESCUE_BOOT_FAILED")) {
 		/* The installed system's disk may need a module; its own
 		 * udev takes over hot-plug. */
-		pid = drivers_start(0);
+		pid = drivers_start(0, 0);
 		if (pid > 0 && !drain_children(DRIVERS_WAIT_MS, pid, &status))
 			say("drivers still loading after %d s; booting anyway",
 			    DRIVERS_WAIT_MS / 1000);

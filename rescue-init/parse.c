@@ -174,6 +174,11 @@ static const char *apply_word(const char *w, size_t wl, struct rescue_opts *o)
 		if (b < 0)
 			return "value is not one of 1 0 yes no on off";
 		o->check = b;
+	} else if (word_is(key, kl, "rescue.net")) {
+		b = parse_bool(v, vl, eq != NULL);
+		if (b < 0)
+			return "value is not one of 1 0 yes no on off";
+		o->no_net = !b;
 	} else {
 		return "unknown rescue option";
 	}
@@ -229,7 +234,7 @@ static int next_field(const char *s, size_t l, size_t *p, const char **f,
 	return 1;
 }
 
-static int parse_uint(const char *s, size_t l, unsigned int *val)
+int parse_uint(const char *s, size_t l, unsigned int *val)
 {
 	unsigned long long v = 0;
 	size_t i;

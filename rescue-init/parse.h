@@ -37,6 +37,7 @@ struct rescue_opts {
 	int check;		/* rescue.check: smoke test, then power off */
 	char boot[BOOT_MAX];	/* rescue.boot=: "auto" or a device; "": off */
 	int kernel_loglevel;	/* loglevel=, quiet or debug: leave it be */
+	int no_net;		/* rescue.net=off: no DHCP by itself */
 };
 
 /*
@@ -72,5 +73,8 @@ void format_size(uint64_t bytes, char *out, size_t size);
 int rfmt(char *out, size_t size, const char *fmt, va_list ap);
 int rsnprintf(char *out, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The decimal number s[0..l) (digits only, fits 32 bits): 0, or -1. */
+int parse_uint(const char *s, size_t l, unsigned int *val);
 
 #endif

@@ -12,7 +12,7 @@ RESCUE_INIT := $(RI_OUT)/rescue-init
 RI_MAX_SIZE := 40960
 FUZZ_TIME ?= 20
 
-RI_SRCS := $(addprefix $(RI_SRC)/,init.c drivers.c report.c probe.c util.c parse.c disksig.c)
+RI_SRCS := $(addprefix $(RI_SRC)/,init.c drivers.c net.c report.c probe.c util.c parse.c disksig.c)
 RI_DEPS := $(RI_SRCS) $(wildcard $(RI_SRC)/*.h) $(RI_SRC)/rescue-init.mk
 
 # musl's printf is not used (parse.c has a small formatter) and opendir

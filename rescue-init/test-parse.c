@@ -175,6 +175,19 @@ static void t_cmdline_check_values(void)
 	EXPECT(STR_EQ(last_why, "unknown rescue option"));
 }
 
+static void t_cmdline_net(void)
+{
+	struct rescue_opts o;
+
+	EXPECT(parse_str("quiet", &o) == 0 && !o.no_net);
+	EXPECT(parse_str("rescue.net=off", &o) == 0 && o.no_net);
+	EXPECT(parse_str("rescue.net=0", &o) == 0 && o.no_net);
+	EXPECT(parse_str("rescue.net=off rescue.net", &o) == 0 && !o.no_net);
+	EXPECT(parse_str("rescue.net=on", &o) == 0 && !o.no_net);
+	EXPECT(parse_str("rescue.net=eth0", &o) == 1 && !o.no_net);
+	EXPECT(STR_EQ(last_why, "value is not one of 1 0 yes no on off"));
+}
+
 static void t_cmdline_term(void)
 {
 	struct rescue_opts o;
@@ -910,6 +923,7 @@ int main(void)
 	run("cmdline_shell_length", t_cmdline_shell_length);
 	run("cmdline_quotes", t_cmdline_quotes);
 	run("cmdline_check_values", t_cmdline_check_values);
+	run("cmdline_net", t_cmdline_net);
 	run("cmdline_term", t_cmdline_term);
 	run("cmdline_boot", t_cmdline_boot);
 	run("cmdline_unknown", t_cmdline_unknown);

@@ -570,17 +570,38 @@ def boot_options(c):
 
 @test
 def udhcpc(c):
-    """udhcpc on QEMU user networking: an address, a route, a resolv.conf."""
+    """QEMU user networking, nothing typed: eth0 gets an address, a route
+    and a resolv.conf by itself; udhcpc typed by hand works too."""
     vm = c.machine(c.cdrom(), extra=['-nic', 'user,model=virtio-net-pci'])
     menu(vm, 'rescue')
     sh = boot_rescue(vm)
-    out = sh.out('udhcpc -i eth0', secs=60)
-    require(re.search(r'lease of 10\.0\.2\.15 obtained', out), 'udhcpc got no lease: %r' % out[-300:])
+    vm.wait(r'rescue-init: net: eth0 is 10\.0\.2\.15/24 via 10\.0\.2\.2, dns 10\.0\.2\.3',
+            'eth0 configured by DHCP with nothing typed', 90)
     require('inet 10.0.2.15/24' in sh.out('ip addr show eth0'), 'eth0 has no 10.0.2.15/24')
     require(re.search(r'default via 10\.0\.2\.2', sh.out('ip route')), 'no default route via 10.0.2.2')
     resolv = sh.out('cat /etc/resolv.conf')
     require(re.search(r'^nameserver 10\.0\.2\.3$', resolv, re.M),
             '/etc/resolv.conf has no "nameserver 10.0.2.3": %r' % resolv)
+    out = sh.out('udhcpc -i eth0 -n -q', secs=60)
+    require(re.search(r'lease of 10\.0\.2\.15 obtained', out), 'udhcpc got no lease: %r' % out[-300:])
+    poweroff(vm)
+
+
+@test
+def net_off(c):
+    """rescue.net=off: no DHCP client starts, eth0 stays without an
+    address until one is typed."""
+    vm = c.machine(c.cdrom(), extra=['-nic', 'user,model=virtio-net-pci'])
+    boot_line(vm, 'rescue rescue.net=off')
+    sh = boot_rescue(vm)
+    # Long enough for the automatic lease, which comes within a second or
+    # two of the prompt.
+    sh.out('sleep 5')
+    require('udhcpc' not in sh.out('ps'), 'a udhcpc runs with rescue.net=off')
+    require('inet ' not in sh.out('ip -4 addr show eth0'), 'eth0 has an address with rescue.net=off')
+    require(not re.search(r'net: eth0 is', vm.buf), 'the console shows a lease on eth0')
+    out = sh.out('udhcpc -i eth0 -n -q', secs=60)
+    require(re.search(r'lease of 10\.0\.2\.15 obtained', out), 'udhcpc typed got no lease: %r' % out[-300:])
     poweroff(vm)
 
 

@@ -99,7 +99,7 @@ def coldplug(c):
     require(vmx, 'no network interface is driven by vmxnet3: %s' % found)
     require(usb, 'no network interface on USB: %s' % found)
     for nic in (vmx[0], usb[0]):
-        lease(sh, nic)
+        lease(vm, sh, nic)
     check_nodes_from_kernel(sh)
     poweroff(vm)
 
@@ -139,11 +139,11 @@ def check_nodes_from_kernel(sh):
             'the node check does not see a node made with mknod: %s' % foreign)
 
 
-def lease(sh, nic):
-    """`udhcpc` on `nic` gets QEMU's user network's lease."""
-    out = sh.out('udhcpc -i %s -n -q -t 10' % nic, secs=90)
-    require(re.search(r'lease of 10\.0\.2\.15 obtained', out),
-            '%s got no DHCP lease: %r' % (nic, out[-300:]))
+def lease(vm, sh, nic, since=0):
+    """`nic` gets QEMU's user network's lease with nothing typed: the
+    udhcpc that rescue-init started for it says so on the console."""
+    wait_since(vm, r'rescue-init: net: %s is 10\.0\.2\.15/24 via 10\.0\.2\.2' % re.escape(nic),
+               'a DHCP lease on %s, nothing typed' % nic, since, 90)
     require('inet 10.0.2.15/24' in sh.out('ip -4 addr show %s' % nic),
             '%s has no 10.0.2.15/24' % nic)
 
@@ -180,7 +180,7 @@ def hotplug(c):
     nic = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
                  '[ "$(basename $(readlink $n/subsystem))" = usb ] && echo ${i##*/}; done; true')
     require(nic.split(), 'no network interface on USB after device_add')
-    lease(sh, nic.split()[0])
+    lease(vm, sh, nic.split()[0], since)
     vm.monitor('device_del hstick')
     until(sh, '[ ! -e %s ]' % dev, '%s is gone after device_del' % dev)
     after = set(sh.out('ls /dev').split())
@@ -278,10 +278,9 @@ def firmware(c):
     nic = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
                  '[ "$(basename $(readlink $n/driver))" = e100 ] && echo ${i##*/}; done; true')
     require(nic.split(), 'no network interface is driven by e100')
-    since = len(vm.buf)
-    lease(sh, nic.split()[0])
+    lease(vm, sh, nic.split()[0])
     wait_since(vm, r'Direct firmware load for e100/d10\w+_ucode\.bin failed with error -2',
-               'the kernel naming the missing e100 microcode', since, 30)
+               'the kernel naming the missing e100 microcode', 0, 30)
     poweroff(vm)
 
 

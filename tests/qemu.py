@@ -121,6 +121,9 @@ _ESC_PARTIAL = re.compile(r'\x1b(\[[0-?]*[ -/]*|\][^\x07\x1b]*|[()*+])?$')
 _CTRL = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 # A kernel message on the console (CONFIG_PRINTK_TIME); group 1 is its time.
 KMSG_LINE = re.compile(r'^\[ *(\d+\.\d+)\] [^\n]*\n?', re.M)
+# rescue-init's reports of what happens on its own (modules loaded, a
+# lease), which may land in a command's answer too.
+INIT_EVENT_LINE = re.compile(r'^rescue-init: (drivers|net): [^\n]*\n?', re.M)
 
 
 class Fail(Exception):
@@ -422,8 +425,9 @@ class Shell:
         if start < 0:
             raise Fail('the console never echoed `%s`' % cmd)
         start = self.vm.buf.find('\n', start) + 1
-        # Kernel messages may land in the middle of the answer: drop them.
-        out = KMSG_LINE.sub('', before[start:])
+        # Kernel messages and init's reports may land in the middle of
+        # the answer: drop them.
+        out = INIT_EVENT_LINE.sub('', KMSG_LINE.sub('', before[start:]))
         status = int(m.group(1))
         self.vm.wait(self.prompt, 'the prompt', secs, bad=bad)
         if ok and status != 0:
