@@ -77,8 +77,9 @@ static void pid_file(const char *name, char *path, size_t size)
 	rsnprintf(path, size, "/run/udhcpc.%s.pid", name);
 }
 
-/* A udhcpc for NAME from an earlier loader, still running. */
-static int client_running(const char *name)
+/* The pid of a udhcpc for NAME that an earlier loader started and that
+ * still runs, or 0. */
+static pid_t earlier_client(const char *name)
 {
 	char path[64], comm[16];
 	unsigned int pid;
@@ -88,8 +89,10 @@ static int client_running(const char *name)
 	if (pid <= 1)
 		return 0;
 	rsnprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	return read_file(path, comm, sizeof(comm), 0) > 0 &&
-	       !strncmp(comm, "udhcpc\n", 7);
+	if (read_file(path, comm, sizeof(comm), 0) <= 0 ||
+	    strncmp(comm, "udhcpc\n", 7))
+		return 0;
+	return (pid_t)pid;
 }
 
 /* Clients that ended (an interface gone): their slots are free. */
@@ -143,7 +146,7 @@ void net_up(const char *name)
 
 	reap_clients();
 	if (!valid_name(name) || !wired(name) || find_nic(name) ||
-	    client_running(name))
+	    earlier_client(name))
 		return;
 	for (i = 0; i < MAX_NICS && nics[i].pid > 0; i++)
 		;
@@ -162,14 +165,18 @@ void net_up(const char *name)
 void net_down(const char *name)
 {
 	struct nic *nic;
+	pid_t pid;
 
 	reap_clients();
 	nic = find_nic(name);
-	if (!nic)
-		return;
-	kill(nic->pid, SIGTERM);
-	waitpid(nic->pid, NULL, 0);
-	nic->pid = 0;
+	if (nic) {
+		kill(nic->pid, SIGTERM);
+		waitpid(nic->pid, NULL, 0);
+		nic->pid = 0;
+	} else if (valid_name(name) && (pid = earlier_client(name)) > 0) {
+		/* Its pid file would keep the next NAME from its client. */
+		kill(pid, SIGTERM);
+	}
 }
 
 void net_up_all(void)

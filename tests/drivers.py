@@ -155,6 +155,21 @@ def until(sh, cond, what, secs=30):
     require(status == 0, 'after %d s, still not: %s' % (secs, what))
 
 
+def plug_usb_nic(vm, sh, name):
+    """device_add of a USB NIC at the prompt: the modules the loader says
+    it loaded for it, and its interface once it has its lease."""
+    since = len(vm.buf)
+    vm.monitor('netdev_add user,id=%s' % name,
+               'device_add usb-net,bus=xhci.0,netdev=%s,id=%s' % (name, name))
+    loaded = wait_drivers(vm, NEW_DEVICE, since=since)
+    require('usbnet' in loaded, 'the loader loaded no usbnet for the USB NIC: %s' % loaded)
+    nic = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
+                 '[ "$(basename $(readlink $n/subsystem))" = usb ] && echo ${i##*/}; done; true')
+    require(len(nic.split()) == 1, 'not one network interface on USB: %r' % nic)
+    lease(vm, sh, nic.split()[0], since)
+    return loaded, nic.split()[0]
+
+
 @test
 def hotplug(c):
     """A USB stick and a USB NIC plugged in at the prompt (QEMU's
@@ -166,21 +181,13 @@ def hotplug(c):
     sh = boot_rescue(vm)
     before = set(sh.out('ls /dev').split())
     require(not [n for n in before if n.startswith('sd')], 'a disk before the stick: %s' % before)
-    since = len(vm.buf)
-    vm.monitor('netdev_add user,id=hnet',
-               'device_add usb-net,bus=xhci.0,netdev=hnet,id=hnic')
-    loaded = wait_drivers(vm, NEW_DEVICE, since=since)
-    require('usbnet' in loaded, 'the init loaded no usbnet for the USB NIC: %s' % loaded)
+    plug_usb_nic(vm, sh, 'hnic')
     vm.monitor('drive_add 0 if=none,id=hstick,format=raw,file=' + stick,
                'device_add usb-storage,bus=xhci.0,drive=hstick,id=hstick')
     until(sh, 'blkid -L HOT-STICK >/dev/null', 'blkid finds the stick\'s label')
     dev = sh.out('blkid -L HOT-STICK').strip()
     require(re.fullmatch(r'/dev/sd[a-z]+', dev), 'the stick is %r' % dev)
     sh.out('mount -o ro %s /mnt && ls /mnt && umount /mnt' % dev)
-    nic = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
-                 '[ "$(basename $(readlink $n/subsystem))" = usb ] && echo ${i##*/}; done; true')
-    require(nic.split(), 'no network interface on USB after device_add')
-    lease(vm, sh, nic.split()[0], since)
     vm.monitor('device_del hstick')
     until(sh, '[ ! -e %s ]' % dev, '%s is gone after device_del' % dev)
     after = set(sh.out('ls /dev').split())
@@ -196,11 +203,15 @@ def hotplug(c):
 
 @test
 def loader_restarts(c):
-    """The module loader killed: PID 1 starts it again, and a USB NIC
-    plugged in after that still gets its driver."""
+    """The module loader killed: PID 1 starts it again.  The USB NIC that
+    the first loader brought up, pulled out, and its modules unloaded,
+    then plugged in again: the new loader loads the modules again, and
+    the NIC gets its lease again (the first loader's DHCP client does not
+    stand in the way)."""
     vm = c.machine(c.cdrom() + ['-device', 'qemu-xhci,id=xhci'], monitor=True)
     menu(vm, 'rescue')
     sh = boot_rescue(vm)
+    loaded, nic = plug_usb_nic(vm, sh, 'nic1')
     # The loader is PID 1's child that is not a shell: a fork of init.
     find = ('for p in /proc/[0-9]*; do [ "$(cut -d" " -f4 $p/stat 2>/dev/null)" = 1 ] && '
             '[ "$(readlink $p/exe 2>/dev/null)" = /sbin/init ] && echo ${p#/proc/}; done; true')
@@ -215,11 +226,11 @@ def loader_restarts(c):
                r'starting it again', 'the init restarting the loader', since, 30)
     again = sh.out(find).split()
     require(len(again) == 1 and again != pids, 'no new loader: %s, before %s' % (again, pids))
-    since = len(vm.buf)
-    vm.monitor('netdev_add user,id=hnet',
-               'device_add usb-net,bus=xhci.0,netdev=hnet,id=hnic')
-    loaded = wait_drivers(vm, NEW_DEVICE, since=since)
-    require('usbnet' in loaded, 'the new loader loaded no usbnet: %s' % loaded)
+    vm.monitor('device_del nic1')
+    until(sh, '[ ! -e /sys/class/net/%s ]' % nic, '%s is gone after device_del' % nic)
+    sh.out('modprobe -r -a %s' % ' '.join(sorted(loaded)))
+    require('usbnet' not in sh.out('cat /proc/modules'), 'usbnet still loaded')
+    plug_usb_nic(vm, sh, 'nic2')
     poweroff(vm)
 
 
