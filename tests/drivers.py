@@ -170,11 +170,30 @@ def plug_usb_nic(vm, sh, name):
     return loaded, nic.split()[0]
 
 
+def usb_keyboard(vm, sh):
+    """A USB keyboard plugged in at the prompt: the console's keyboard
+    handler takes it, and a command typed on it (QEMU's sendkey, whose
+    keys go to the newest keyboard: its event node sees them) runs in the
+    screen's shell."""
+    vm.monitor('device_add usb-kbd,bus=xhci.0,id=hkbd')
+    find = ("grep -A5 '^N: Name=\"QEMU QEMU USB Keyboard\"' /proc/bus/input/devices | "
+            "sed -n 's/^H: Handlers=.*kbd.*\\(event[0-9]*\\).*/\\1/p'")
+    until(sh, '[ -n "$(%s)" ]' % find, 'the USB keyboard is an input device with the kbd handler')
+    event = sh.out(find).strip()
+    require(re.fullmatch(r'event\d+', event), 'the USB keyboard has no event node: %r' % event)
+    sh.out('(cat /dev/input/%s >/tmp/usb-keys &); sleep 1' % event)
+    vm.type_keys('touch /tmp/typed-on-usb\n')
+    until(sh, '[ -e /tmp/typed-on-usb ]', 'the command typed on the USB keyboard ran')
+    require(int(sh.out('wc -c </tmp/usb-keys').strip() or 0) > 0,
+            'the keys did not come through the USB keyboard (/dev/input/%s)' % event)
+    sh.out('kill $(pidof cat) 2>/dev/null; true')
+
+
 @test
 def hotplug(c):
-    """A USB stick and a USB NIC plugged in at the prompt (QEMU's
-    device_add) work with nothing typed; the stick pulled out leaves no
-    node behind."""
+    """A USB stick, a USB NIC and a USB keyboard plugged in at the prompt
+    (QEMU's device_add) work with nothing typed; the stick pulled out
+    leaves no node behind."""
     stick = ext4_disk(c, 'stick.img', 'HOT-STICK')
     vm = c.machine(c.cdrom() + ['-device', 'qemu-xhci,id=xhci'], monitor=True)
     menu(vm, 'rescue')
@@ -193,6 +212,7 @@ def hotplug(c):
     after = set(sh.out('ls /dev').split())
     stale = sorted(n for n in after - before if n.startswith(('sd', 'sg', 'bsg')))
     require(not stale, 'nodes left in /dev after the stick was pulled: %s' % stale)
+    usb_keyboard(vm, sh)
     check_nodes_from_kernel(sh)
     # Most uevents (a removal, a mount) name no driver: the loader says
     # nothing about them, and never runs modprobe with nothing to do.
