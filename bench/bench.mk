@@ -69,5 +69,5 @@ bench-build: $(ISO) | deps
 		--kernel-out '$(BENCH_CLEAN)/kernel' --jobs $(KERNEL_JOBS)
 	$(Q)cmp '$(BENCH_CLEAN)/rescue.iso' '$(ISO)' || \
 		{ echo "bench-build: not reproducible: $(BENCH_CLEAN)/rescue.iso differs from $(ISO) (kept for diffoscope)" >&2; exit 1; }
-	$(call msg,BENCH,reproducible: the clean build's ISO is byte-identical to $(ISO))
+	$(call msg,BENCH,reproducible: the ISO of the clean build is byte-identical to $(ISO))
 	$(Q)rm -rf '$(BENCH_CLEAN)'
