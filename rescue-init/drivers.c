@@ -22,7 +22,12 @@
  * that no device falls between the two) and loads the modules for each
  * device added later: a USB stick, NIC or keyboard plugged in works with
  * nothing typed.  Events the socket had to drop (ENOBUFS) mean sysfs is
- * read again.
+ * read again.  The same events tell net.c which wired interfaces come
+ * and go, for their DHCP clients.
+ *
+ * Disk controllers and NICs left without a driver are named: by the
+ * banner when no driver here claims them, by the loader after coldplug
+ * when one claims them but did not take them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
