@@ -89,10 +89,7 @@ def coldplug(c):
                 'blkid finds no disk labelled %s: %r' % (label, dev))
         require(sh.run('test -b %s' % dev, ok=False)[0] == 0, '%s is not a block node' % dev)
     # Each NIC by its driver and bus; each gets the user network's lease.
-    nics = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
-                  'echo "${i##*/} $(basename $(readlink $n/driver)) '
-                  '$(basename $(readlink $n/subsystem))"; done')
-    found = [line.split() for line in nics.splitlines() if len(line.split()) == 3]
+    found = nics(sh)
     c.log.write('\n[boottest] NICs (name, driver, bus): %s\n' % found)
     vmx = [n for n, driver, bus in found if driver == 'vmxnet3']
     usb = [n for n, driver, bus in found if bus == 'usb']
@@ -139,6 +136,16 @@ def check_nodes_from_kernel(sh):
             'the node check does not see a node made with mknod: %s' % foreign)
 
 
+def nics(sh):
+    """Each network interface on a device: (name, driver, bus), the driver
+    "none" while none is bound."""
+    out = sh.out('for n in /sys/class/net/*/device; do [ -e "$n" ] || continue; '
+                 'i=${n%/device}; d=$(readlink $n/driver) || d=none; '
+                 'b=$(readlink $n/subsystem); echo "nic ${i##*/} ${d##*/} ${b##*/}"; done; true')
+    return [tuple(line.split()[1:]) for line in out.splitlines()
+            if line.startswith('nic ') and len(line.split()) == 4]
+
+
 def lease(vm, sh, nic, since=0):
     """`nic` gets QEMU's user network's lease with nothing typed: the
     udhcpc that rescue-init started for it says so on the console."""
@@ -163,11 +170,10 @@ def plug_usb_nic(vm, sh, name):
                'device_add usb-net,bus=xhci.0,netdev=%s,id=%s' % (name, name))
     loaded = wait_drivers(vm, NEW_DEVICE, since=since)
     require('usbnet' in loaded, 'the loader loaded no usbnet for the USB NIC: %s' % loaded)
-    nic = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
-                 '[ "$(basename $(readlink $n/subsystem))" = usb ] && echo ${i##*/}; done; true')
-    require(len(nic.split()) == 1, 'not one network interface on USB: %r' % nic)
-    lease(vm, sh, nic.split()[0], since)
-    return loaded, nic.split()[0]
+    usb = [name for name, driver, bus in nics(sh) if bus == 'usb']
+    require(len(usb) == 1, 'not one network interface on USB: %s' % usb)
+    lease(vm, sh, usb[0], since)
+    return loaded, usb[0]
 
 
 def usb_keyboard(vm, sh):
@@ -306,10 +312,9 @@ def firmware(c):
         got = sh.out('sha256sum %s' % path).split()[0]
         require(got == want, '%s differs from the package\'s' % path)
     require('e100' in wait_drivers(vm, AT_BOOT), 'the init did not load e100')
-    nic = sh.out('for n in /sys/class/net/*/device; do i=${n%/device}; '
-                 '[ "$(basename $(readlink $n/driver))" = e100 ] && echo ${i##*/}; done; true')
-    require(nic.split(), 'no network interface is driven by e100')
-    lease(vm, sh, nic.split()[0])
+    e100 = [name for name, driver, bus in nics(sh) if driver == 'e100']
+    require(e100, 'no network interface is driven by e100')
+    lease(vm, sh, e100[0])
     wait_since(vm, r'Direct firmware load for e100/d10\w+_ucode\.bin failed with error -2',
                'the kernel naming the missing e100 microcode', 0, 30)
     poweroff(vm)
